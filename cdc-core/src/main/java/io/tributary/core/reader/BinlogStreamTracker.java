@@ -17,11 +17,13 @@ import java.util.zip.CRC32;
  * of its body); MySQL GTID (flags 1, SID 16, GNO 8) and MariaDB GTID (sequence 8, domain 4,
  * flags 1) for the GTID position; QUERY (post-header 13 bytes, status variables, database, SQL)
  * only to see {@code BEGIN}, {@code COMMIT}, {@code ROLLBACK}, {@code XA START}; XID and XA_PREPARE
- * as transaction ends. CRC32 trailers are verified.
+ * as transaction ends; a MySQL TRANSACTION_PAYLOAD (the whole compressed transaction) ends one
+ * too. CRC32 trailers are verified.
  *
  * <p>Transaction rule: a GTID event (or {@code BEGIN} without one) opens a transaction; it ends at
  * XID, XA_PREPARE, a {@code COMMIT}/{@code ROLLBACK} query, or the first query after a GTID that is
- * not {@code BEGIN}/{@code XA START} (a DDL or {@code XA COMMIT}). Every other event outside a
+ * not {@code BEGIN}/{@code XA START} (a DDL or {@code XA COMMIT}); a MariaDB GTID without
+ * {@code FL_STANDALONE} opens a transaction that only XID or COMMIT ends. Every other event outside a
  * transaction is a boundary of its own.
  *
  * <p>Not thread-safe: one instance per connection, used on its event loop.
@@ -37,8 +39,11 @@ final class BinlogStreamTracker {
     static final int GTID = 33;
     static final int ANONYMOUS_GTID = 34;
     static final int XA_PREPARE = 38;
+    static final int TRANSACTION_PAYLOAD = 40;
     static final int HEARTBEAT_V2 = 41;
     static final int MARIADB_GTID = 162;
+    /** MariaDB GTID flag: the group is one statement (DDL) without BEGIN/COMMIT. */
+    static final int MARIADB_FL_STANDALONE = 1;
 
     private enum Checksum { UNKNOWN, CRC32, NONE }
 
@@ -140,13 +145,18 @@ final class BinlogStreamTracker {
                 pendingDomain = ev.getUnsignedIntLE(base + HEADER_BYTES + 8);
                 pendingServer = serverId;
                 openTransaction(true);
+                // Without FL_STANDALONE the group is a transaction even when no BEGIN query follows
+                // (statement-based groups written by some MariaDB versions); it ends at XID or COMMIT.
+                begun = (ev.getUnsignedByte(base + HEADER_BYTES + 12) & MARIADB_FL_STANDALONE) == 0;
             }
             case QUERY -> end = query(ev, base, bodyEnd);
-            case XID, XA_PREPARE -> end = inTransaction;
+            case XID, XA_PREPARE, TRANSACTION_PAYLOAD -> end = inTransaction;
             default -> {
             }
         }
-        if (logPos != 0 && !artificial && type != ROTATE && type != HEARTBEAT && type != HEARTBEAT_V2) {
+        // log_pos 0 or going backwards marks an event that does not move the position (the FDE a
+        // server re-sends when a dump starts mid-file, events inside a transaction payload).
+        if (logPos != 0 && logPos >= position && !artificial && type != ROTATE && type != HEARTBEAT && type != HEARTBEAT_V2) {
             position = logPos;
         }
         if (inTransaction) {
