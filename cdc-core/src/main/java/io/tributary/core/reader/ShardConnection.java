@@ -248,8 +248,8 @@ final class ShardConnection {
             capabilities = CLIENT_CAPABILITIES & handshake.capabilities() | MySqlProtocol.CLIENT_PROTOCOL_41;
             if (config.tls()) {
                 if (!handshake.hasCapability(MySqlProtocol.CLIENT_SSL)) {
-                    throw new IllegalStateException("TLS is configured but " + hostPort() + " (" + handshake.serverVersion()
-                            + ") does not offer it");
+                    throw new ShardReaderException(config.shardName(), "TLS is configured but " + hostPort() + " ("
+                            + handshake.serverVersion() + ") does not offer it", false, null);
                 }
                 capabilities |= MySqlProtocol.CLIENT_SSL;
                 state = State.TLS_HANDSHAKE;
@@ -306,11 +306,16 @@ final class ShardConnection {
                     byte[] pw = AuthScramble.utf8(config.password());
                     if (MySqlProtocol.MYSQL_CLEAR_PASSWORD.equals(authPlugin)) {
                         if (!tlsActive) {
-                            throw new IllegalStateException(hostPort() + " asks for mysql_clear_password without TLS; refusing to send the password in clear");
+                            throw new ShardAuthenticationException(config.shardName(), config.user(), hostPort(),
+                                    "the server asks for mysql_clear_password without TLS; refusing to send the password in clear", null);
                         }
                         writeRaw(AuthScramble.clearPassword(pw));
                     } else {
-                        writeRaw(AuthScramble.forPlugin(authPlugin, pw, seed));
+                        try {
+                            writeRaw(AuthScramble.forPlugin(authPlugin, pw, seed));
+                        } catch (IllegalArgumentException e) {
+                            throw new ShardAuthenticationException(config.shardName(), config.user(), hostPort(), e.getMessage(), e);
+                        }
                     }
                 }
                 case MySqlProtocol.AUTH_MORE_DATA_HEADER -> moreData(AuthMoreData.decode(p).data());
@@ -326,7 +331,11 @@ final class ShardConnection {
             byte[] pw = AuthScramble.utf8(config.password());
             if (awaitingPublicKey) {
                 awaitingPublicKey = false;
-                writeRaw(AuthScramble.rsaEncryptedPassword(pw, seed, new String(data, StandardCharsets.US_ASCII)));
+                try {
+                    writeRaw(AuthScramble.rsaEncryptedPassword(pw, seed, new String(data, StandardCharsets.US_ASCII)));
+                } catch (IllegalArgumentException e) {
+                    throw new ShardAuthenticationException(config.shardName(), config.user(), hostPort(), e.getMessage(), e);
+                }
             } else if (data.length == 1 && data[0] == MySqlProtocol.CACHING_SHA2_FAST_AUTH_SUCCESS) {
                 return;
             } else if (data.length == 1 && data[0] == MySqlProtocol.CACHING_SHA2_PERFORM_FULL_AUTH) {

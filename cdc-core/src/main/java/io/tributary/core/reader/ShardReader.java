@@ -73,6 +73,7 @@ public final class ShardReader implements AutoCloseable {
     private volatile ShardConnection connection;
     private volatile long connections;
     private long eventsSinceRestart;
+    private boolean deliveredSinceConnect;
 
     /** A reader on its own single-threaded NIO event loop. */
     public ShardReader(ShardReaderConfig config, ShardEventSink sink) {
@@ -202,7 +203,7 @@ public final class ShardReader implements AutoCloseable {
                         conn.isMariaDb() ? "MariaDB" : "MySQL", conn.handshake().serverVersion(), conn.handshake().connectionId());
                 conn.startStream(dumpCommand(conn, resume), new Listener(conn, tracker));
                 state = State.STREAMING;
-                Throwable end = deliver(() -> { });
+                Throwable end = deliver();
                 throw end instanceof Exception e ? e : new IOException(end);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -257,10 +258,8 @@ public final class ShardReader implements AutoCloseable {
         }
     }
 
-    private boolean deliveredSinceConnect;
-
     /** Hands events to the sink until the connection's failure item arrives; returns that failure. */
-    private Throwable deliver(Runnable onFirst) throws InterruptedException {
+    private Throwable deliver() throws InterruptedException {
         while (running) {
             Object item = buffer.poll(POLL_MS);
             if (item == null) {
@@ -270,10 +269,7 @@ public final class ShardReader implements AutoCloseable {
                 return f.cause();
             }
             ShardEvent e = (ShardEvent) item;
-            if (!deliveredSinceConnect) {
-                deliveredSinceConnect = true;
-                onFirst.run();
-            }
+            deliveredSinceConnect = true;
             currentPosition = e.position();
             restartPosition = e.restartPosition();
             eventsSinceRestart = e.restartPosition() == e.position() ? 0 : eventsSinceRestart + 1;
@@ -384,9 +380,6 @@ public final class ShardReader implements AutoCloseable {
             }
             boolean retriable = code == 1040 || code == 1053 || code == 1158 || code == 1159 || code == 1927 || code == 1317;
             return new ShardReaderException(config.shardName(), se.getMessage(), retriable, se);
-        }
-        if (t instanceof IllegalArgumentException && String.valueOf(t.getMessage()).contains("authentication plugin")) {
-            return new ShardAuthenticationException(config.shardName(), config.user(), hostPort, t.getMessage(), t);
         }
         if (t instanceof MySqlProtocolException pe) {
             return new ShardReaderException(config.shardName(), "protocol error from " + hostPort + ": " + pe.getMessage(),

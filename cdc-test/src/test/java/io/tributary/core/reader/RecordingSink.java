@@ -8,7 +8,8 @@ import java.util.function.Predicate;
 /**
  * A test sink that groups events into transactions the way a real consumer would: events are held
  * until the reader marks a transaction end, a rewind drops the held ones. Records the GTID
- * ({@code domain-server-sequence}, read from the MariaDB GTID event bytes) and the event types of
+ * (MariaDB {@code domain-server-sequence} or MySQL {@code uuid:gno}, read from the GTID event
+ * bytes) and the event types of
  * each complete transaction. Can be blocked (a slow consumer) and slowed down.
  */
 final class RecordingSink implements ShardEventSink {
@@ -21,6 +22,8 @@ final class RecordingSink implements ShardEventSink {
 
     static final int WRITE_ROWS_V1 = 23;
     static final int MARIADB_GTID = 162;
+    static final int MYSQL_GTID = 33;
+    static final int WRITE_ROWS_V2 = 30;
 
     private final List<Txn> transactions = new ArrayList<>();
     private final List<Integer> pendingTypes = new ArrayList<>();
@@ -66,6 +69,13 @@ final class RecordingSink implements ShardEventSink {
                     var b = event.bytes();
                     int base = b.readerIndex();
                     pendingGtid = b.getUnsignedIntLE(base + 27) + "-" + event.serverId() + "-" + b.getLongLE(base + 19);
+                    pendingTypes.clear();
+                    pendingBytes = 0;
+                }
+                if (event.type() == MYSQL_GTID) {
+                    var b = event.bytes();
+                    int base = b.readerIndex() + 19;
+                    pendingGtid = new java.util.UUID(b.getLong(base + 1), b.getLong(base + 9)) + ":" + b.getLongLE(base + 17);
                     pendingTypes.clear();
                     pendingBytes = 0;
                 }

@@ -103,6 +103,14 @@ class ShardReaderIT {
         return gtids;
     }
 
+    private static void awaitStreaming(ShardReader reader) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (reader.state() != ShardReader.State.STREAMING) {
+            assertThat(System.currentTimeMillis()).as("reader streaming within 10 s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
     private static List<String> gtidsOf(List<RecordingSink.Txn> txns) {
         return txns.stream().map(RecordingSink.Txn::gtid).toList();
     }
@@ -185,12 +193,16 @@ class ShardReaderIT {
         String db = createDatabase(shard);
         ShardPosition start = mode.equals("gtid") ? ShardPosition.ofGtidSet(gtidBinlogPos(shard)) : masterStatus(shard);
         RecordingSink sink = new RecordingSink();
-        // a small buffer and a slow sink keep the reader in the middle of the stream when the shard goes down
-        sink.slowDown(200_000);
+        // a blocked sink and a small buffer keep the reader in the middle of the stream when the shard goes down
+        sink.block();
         try (ShardReader reader = new ShardReader(config(shard, start).withBuffer(40, 1 << 20), sink)) {
             reader.start();
-            List<String> written = new ArrayList<>(write(shard, db, 0, 40, 25, 200));
-            // a clean shutdown when resuming by file, a SIGKILL (a crash) when resuming by GTID
+            awaitStreaming(reader);
+            List<String> written = new ArrayList<>(write(shard, db, 0, 40, 25, 20_000));
+            sink.slowDown(1_000_000);
+            sink.unblock();
+            // 20 MB of rows: more than the socket buffers hold, so the shard goes down in mid-stream.
+            // A clean shutdown when resuming by file, a SIGKILL (a crash) when resuming by GTID.
             if (mode.equals("gtid")) {
                 cluster.shard(0).kill();
             } else {
@@ -198,7 +210,7 @@ class ShardReaderIT {
             }
             Thread.sleep(10_000);
             cluster.shard(0).start();
-            written.addAll(write(shard, db, 40, 40, 25, 200));
+            written.addAll(write(shard, db, 40, 40, 25, 20_000));
             sink.slowDown(0);
             Set<String> ours = new HashSet<>(written);
             List<RecordingSink.Txn> got = sink.await(t -> ours.contains(t.gtid()), written.size(), 120_000);
