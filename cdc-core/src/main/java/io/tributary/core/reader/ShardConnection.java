@@ -33,6 +33,7 @@ import io.tributary.core.packet.TextResultSet;
 import io.tributary.core.packet.TextResultSetDecoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -103,8 +104,12 @@ final class ShardConnection {
         SslContext ssl = null;
         if (config.tls()) {
             try {
-                ssl = SslContextBuilder.forClient().build();
-            } catch (SSLException e) {
+                SslContextBuilder builder = SslContextBuilder.forClient();
+                if (config.tlsTrustedCertificatesPem() != null) {
+                    builder.trustManager(new ByteArrayInputStream(config.tlsTrustedCertificatesPem().getBytes(StandardCharsets.US_ASCII)));
+                }
+                ssl = builder.build();
+            } catch (SSLException | IllegalArgumentException e) {
                 return CompletableFuture.failedFuture(e);
             }
         }
@@ -256,7 +261,7 @@ final class ShardConnection {
                 channel.writeAndFlush(new SslRequest(capabilities, MySqlProtocol.DEFAULT_MAX_PAYLOAD_BYTES,
                         MySqlProtocol.UTF8MB4_GENERAL_CI).toPacket(ctx.alloc(), sequence.next())).addListener(f -> {
                             if (!f.isSuccess()) {
-                                ctx.fireExceptionCaught(f.cause());
+                                exceptionCaught(ctx, f.cause());
                                 return;
                             }
                             SslHandler ssl = sslContext.newHandler(ctx.alloc(), config.host(), config.port());
@@ -266,7 +271,7 @@ final class ShardConnection {
                                     tlsActive = true;
                                     sendHandshakeResponse();
                                 } else {
-                                    ctx.fireExceptionCaught(h.cause());
+                                    exceptionCaught(ctx, h.cause());
                                 }
                             });
                         });

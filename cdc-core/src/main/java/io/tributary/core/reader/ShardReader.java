@@ -381,6 +381,13 @@ public final class ShardReader implements AutoCloseable {
             boolean retriable = code == 1040 || code == 1053 || code == 1158 || code == 1159 || code == 1927 || code == 1317;
             return new ShardReaderException(config.shardName(), se.getMessage(), retriable, se);
         }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLHandshakeException ssl && !String.valueOf(ssl.getMessage()).contains("closed")) {
+                // a certificate or protocol mismatch does not heal by retrying (a connection closed mid-handshake may)
+                return new ShardReaderException(config.shardName(), "TLS handshake with " + hostPort + " failed: "
+                        + ssl.getMessage(), false, t);
+            }
+        }
         if (t instanceof MySqlProtocolException pe) {
             return new ShardReaderException(config.shardName(), "protocol error from " + hostPort + ": " + pe.getMessage(),
                     false, pe);

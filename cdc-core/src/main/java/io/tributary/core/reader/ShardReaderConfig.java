@@ -12,7 +12,9 @@ import java.util.List;
  * @param serverId the server id to register as; must differ from every other replica of the shard
  * @param startPosition where to start; a position with a GTID set starts by GTID
  * @param heartbeatPeriod how often the shard sends a heartbeat when idle ({@code Duration.ZERO}: never)
- * @param tls whether to switch to TLS after the greeting (refused if the shard does not offer it)
+ * @param tls whether to switch to TLS after the greeting (refused if the shard does not offer it); the
+ *        server certificate is verified, including its host name
+ * @param tlsTrustedCertificatesPem PEM certificates to trust for TLS ({@code null}: the JDK's trust store)
  * @param connectTimeout limit for TCP connect and for the handshake and set-up queries
  * @param maxBufferedEvents events held between the socket and the sink before reading pauses
  * @param maxBufferedBytes event bytes held between the socket and the sink before reading pauses
@@ -20,7 +22,7 @@ import java.util.List;
  */
 public record ShardReaderConfig(String shardName, String host, int port, String user, String password, long serverId,
                                 ShardPosition startPosition, Duration heartbeatPeriod, boolean tls,
-                                Duration connectTimeout, int maxBufferedEvents, long maxBufferedBytes, Backoff backoff) {
+                                String tlsTrustedCertificatesPem, Duration connectTimeout, int maxBufferedEvents, long maxBufferedBytes, Backoff backoff) {
 
     /**
      * Exponential backoff: {@code initialDelay * multiplier^(attempt-1)}, at most {@code maxDelay}.
@@ -89,38 +91,39 @@ public record ShardReaderConfig(String shardName, String host, int port, String 
     public static ShardReaderConfig of(String shardName, String host, int port, String user, String password,
                                        long serverId, ShardPosition start) {
         return new ShardReaderConfig(shardName, host, port, user, password, serverId, start, Duration.ofSeconds(5),
-                false, Duration.ofSeconds(10), 10_000, 64L << 20, Backoff.DEFAULT);
+                false, null, Duration.ofSeconds(10), 10_000, 64L << 20, Backoff.DEFAULT);
     }
 
     public ShardReaderConfig withStartPosition(ShardPosition p) {
         return new ShardReaderConfig(shardName, host, port, user, password, serverId, p, heartbeatPeriod, tls,
-                connectTimeout, maxBufferedEvents, maxBufferedBytes, backoff);
+                tlsTrustedCertificatesPem, connectTimeout, maxBufferedEvents, maxBufferedBytes, backoff);
     }
 
     public ShardReaderConfig withBuffer(int events, long bytes) {
         return new ShardReaderConfig(shardName, host, port, user, password, serverId, startPosition, heartbeatPeriod,
-                tls, connectTimeout, events, bytes, backoff);
+                tls, tlsTrustedCertificatesPem, connectTimeout, events, bytes, backoff);
     }
 
     public ShardReaderConfig withBackoff(Backoff b) {
         return new ShardReaderConfig(shardName, host, port, user, password, serverId, startPosition, heartbeatPeriod,
-                tls, connectTimeout, maxBufferedEvents, maxBufferedBytes, b);
+                tls, tlsTrustedCertificatesPem, connectTimeout, maxBufferedEvents, maxBufferedBytes, b);
     }
 
     public ShardReaderConfig withPassword(String p) {
         return new ShardReaderConfig(shardName, host, port, user, p, serverId, startPosition, heartbeatPeriod, tls,
-                connectTimeout, maxBufferedEvents, maxBufferedBytes, backoff);
+                tlsTrustedCertificatesPem, connectTimeout, maxBufferedEvents, maxBufferedBytes, backoff);
     }
 
-    public ShardReaderConfig withTls(boolean on) {
+    /** TLS on, trusting the given PEM certificates ({@code null}: the JDK's trust store). */
+    public ShardReaderConfig withTls(boolean on, String trustedCertificatesPem) {
         return new ShardReaderConfig(shardName, host, port, user, password, serverId, startPosition, heartbeatPeriod,
-                on, connectTimeout, maxBufferedEvents, maxBufferedBytes, backoff);
+                on, trustedCertificatesPem, connectTimeout, maxBufferedEvents, maxBufferedBytes, backoff);
     }
 
     @Override
     public String toString() {
         return "ShardReaderConfig[shard=" + shardName + ", " + user + "@" + host + ":" + port + ", serverId=" + serverId
-                + ", start=" + startPosition + ", heartbeat=" + heartbeatPeriod + ", tls=" + tls + ", connectTimeout="
+                + ", start=" + startPosition + ", heartbeat=" + heartbeatPeriod + ", tls=" + tls + (tlsTrustedCertificatesPem != null ? " (own trust)" : "") + ", connectTimeout="
                 + connectTimeout + ", maxBufferedEvents=" + maxBufferedEvents + ", maxBufferedBytes=" + maxBufferedBytes
                 + ", backoff=" + backoff + "]";
     }

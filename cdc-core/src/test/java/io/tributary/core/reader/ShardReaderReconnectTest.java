@@ -82,7 +82,7 @@ class ShardReaderReconnectTest {
     private ShardReaderConfig config(String password) {
         int port = ((InetSocketAddress) server.localAddress()).getPort();
         return new ShardReaderConfig("fixture", "127.0.0.1", port, "cdc", password, 77, ShardPosition.at(FILE, 4),
-                Duration.ZERO, false, Duration.ofSeconds(5), 1000, 1 << 20,
+                Duration.ZERO, false, null, Duration.ofSeconds(5), 1000, 1 << 20,
                 new ShardReaderConfig.Backoff(Duration.ofMillis(50), Duration.ofMillis(200), 2.0, 5));
     }
 

@@ -42,7 +42,7 @@ class ShardReaderIT {
 
     private static ShardReaderConfig config(ShardInfo shard, ShardPosition start) {
         return new ShardReaderConfig(shard.name(), shard.host(), shard.port(), shard.replUser(), shard.replPassword(),
-                SERVER_IDS.incrementAndGet(), start, Duration.ofSeconds(1), false, Duration.ofSeconds(10), 10_000,
+                SERVER_IDS.incrementAndGet(), start, Duration.ofSeconds(1), false, null, Duration.ofSeconds(10), 10_000,
                 64L << 20, new ShardReaderConfig.Backoff(Duration.ofMillis(200), Duration.ofSeconds(2), 2.0, 0));
     }
 

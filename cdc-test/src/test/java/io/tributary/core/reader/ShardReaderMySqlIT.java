@@ -28,7 +28,7 @@ class ShardReaderMySqlIT {
 
     private static ShardReaderConfig config(ShardInfo shard, ShardPosition start, long serverId) {
         return new ShardReaderConfig(shard.name(), shard.host(), shard.port(), shard.replUser(), shard.replPassword(),
-                serverId, start, Duration.ofSeconds(1), false, Duration.ofSeconds(10), 10_000, 64L << 20,
+                serverId, start, Duration.ofSeconds(1), false, null, Duration.ofSeconds(10), 10_000, 64L << 20,
                 ShardReaderConfig.Backoff.DEFAULT);
     }
 
