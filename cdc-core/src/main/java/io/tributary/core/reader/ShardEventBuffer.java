@@ -32,6 +32,7 @@ final class ShardEventBuffer {
     private long pauses;
     private int peakEvents;
     private long peakBytes;
+    private boolean closed;
 
     ShardEventBuffer(int maxEvents, long maxBytes) {
         this.maxEvents = maxEvents;
@@ -42,6 +43,10 @@ final class ShardEventBuffer {
     void offerEvent(ShardEvent event, Channel channel) {
         lock.lock();
         try {
+            if (closed) {
+                event.release();
+                return;
+            }
             items.addLast(event);
             events++;
             bytes += event.eventSize();
@@ -95,10 +100,11 @@ final class ShardEventBuffer {
         }
     }
 
-    /** Releases everything still held (at shutdown). */
+    /** Releases everything still held and every event offered later (at shutdown). */
     void clear() {
         lock.lock();
         try {
+            closed = true;
             for (Object item : items) {
                 if (item instanceof ShardEvent e) {
                     e.release();
