@@ -3,6 +3,7 @@ package io.tributary.core.reader;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.zip.CRC32;
 
@@ -166,8 +167,8 @@ final class BinlogStreamTracker {
             closeTransaction();
         }
         boolean boundary = !inTransaction;
-        if (current.position() != position || !java.util.Objects.equals(current.file(), file)
-                || !java.util.Objects.equals(current.gtidSet(), gtidText)) {
+        if (current.position() != position || !Objects.equals(current.file(), file)
+                || !Objects.equals(current.gtidSet(), gtidText)) {
             current = new ShardPosition(file, position, gtidText);
         }
         if (boundary && restart != current) {

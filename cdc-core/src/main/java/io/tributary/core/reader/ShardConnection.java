@@ -17,6 +17,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.tributary.core.packet.AuthMoreData;
 import io.tributary.core.packet.AuthScramble;
 import io.tributary.core.packet.AuthSwitchRequest;
+import io.tributary.core.packet.ComQuery;
 import io.tributary.core.packet.ErrPacket;
 import io.tributary.core.packet.HandshakeResponse41;
 import io.tributary.core.packet.HandshakeV10;
@@ -157,7 +158,7 @@ final class ShardConnection {
 
     /** Runs a statement; completes with the OK packet or the result set, or fails with {@link MySqlServerException}. */
     CompletableFuture<QueryResult> query(String sql) {
-        return send(new io.tributary.core.packet.ComQuery(sql));
+        return send(new ComQuery(sql));
     }
 
     /** Sends a command that answers OK or ERR (COM_REGISTER_SLAVE, COM_PING). */

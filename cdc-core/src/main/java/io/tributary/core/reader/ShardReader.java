@@ -10,6 +10,7 @@ import io.tributary.core.packet.ComBinlogDumpGtid;
 import io.tributary.core.packet.ComRegisterSlave;
 import io.tributary.core.packet.EofPacket;
 import io.tributary.core.packet.ErrPacket;
+import io.tributary.core.packet.MySqlError;
 import io.tributary.core.packet.MySqlMessage;
 import io.tributary.core.packet.MySqlProtocol;
 import io.tributary.core.packet.MySqlProtocolException;
@@ -19,9 +20,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLHandshakeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -353,7 +356,7 @@ public final class ShardReader implements AutoCloseable {
     }
 
     private static Throwable unwrap(Throwable t) {
-        while ((t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException)
+        while ((t instanceof ExecutionException || t instanceof CompletionException)
                 && t.getCause() != null) {
             t = t.getCause();
         }
@@ -382,7 +385,7 @@ public final class ShardReader implements AutoCloseable {
             return new ShardReaderException(config.shardName(), se.getMessage(), retriable, se);
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof javax.net.ssl.SSLHandshakeException ssl && !String.valueOf(ssl.getMessage()).contains("closed")) {
+            if (c instanceof SSLHandshakeException ssl && !String.valueOf(ssl.getMessage()).contains("closed")) {
                 // a certificate or protocol mismatch does not heal by retrying (a connection closed mid-handshake may)
                 return new ShardReaderException(config.shardName(), "TLS handshake with " + hostPort + " failed: "
                         + ssl.getMessage(), false, t);
@@ -464,7 +467,7 @@ public final class ShardReader implements AutoCloseable {
             } else if (EofPacket.isEof(payload)) {
                 end(new IOException("the shard ended the binlog stream (EOF) at " + tracker.current()));
             } else {
-                end(new MySqlProtocolException(io.tributary.core.packet.MySqlError.ER_MALFORMED_PACKET,
+                end(new MySqlProtocolException(MySqlError.ER_MALFORMED_PACKET,
                         "unexpected packet in the binlog stream at " + tracker.current() + ": first byte 0x"
                                 + Integer.toHexString(header) + ", " + payload.readableBytes() + " bytes"));
             }

@@ -302,4 +302,30 @@ class ShardReaderIT {
             }
         }
     }
+
+    @Test
+    @Order(7)
+    void shouldReceiveHeartbeatsFromAnIdleShardWithoutMovingThePosition(ShardCluster cluster) throws Exception {
+        ShardInfo shard = cluster.info(0);
+        ShardPosition end = masterStatus(shard);
+        AtomicInteger heartbeats = new AtomicInteger();
+        List<ShardPosition> positions = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ShardReaderConfig cfg = new ShardReaderConfig(shard.name(), shard.host(), shard.port(), shard.replUser(),
+                shard.replPassword(), SERVER_IDS.incrementAndGet(), ShardPosition.latest(), Duration.ofMillis(500), false,
+                null, Duration.ofSeconds(10), 1000, 1 << 20, ShardReaderConfig.Backoff.DEFAULT);
+        try (ShardReader reader = new ShardReader(cfg, e -> {
+            if (e.type() == 27) {
+                heartbeats.incrementAndGet();
+                positions.add(e.position());
+            }
+            e.release();
+        })) {
+            reader.start();
+            Thread.sleep(3_000);
+            assertThat(heartbeats.get()).as("heartbeats in 3 s at a 500 ms period").isBetween(3, 8);
+            assertThat(positions).allSatisfy(p -> assertThat(p).isEqualTo(end));
+            assertThat(reader.restartPosition()).isEqualTo(end);
+            assertThat(reader.connections()).isEqualTo(1);
+        }
+    }
 }
