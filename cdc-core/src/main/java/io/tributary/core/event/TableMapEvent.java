@@ -74,6 +74,11 @@ public record TableMapEvent(long tableId, int flags, String database, String tab
             }
             types.add(t);
         }
+        if (!r.hasRemaining()) {
+            // Pre-GA 5.1 servers wrote neither metadata nor null bitmap; mysqld reads them only if present.
+            return new TableMapEvent(tableId, flags, db, table, types, java.util.Collections.nCopies(columns, 0),
+                    new BitSet(), TableMapOptionalMetadata.EMPTY);
+        }
         int metadataLength = r.packedLength("metadata length");
         EventReader m = r.slice(metadataLength, "column metadata");
         List<Integer> metadata = new ArrayList<>(columns);

@@ -200,7 +200,8 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
                 }
                 switch (t) {
                     case TINY, SHORT, INT24, LONG, LONGLONG, NEWDECIMAL, FLOAT, DOUBLE -> numeric.add(i);
-                    case STRING, VAR_STRING, VARCHAR, BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB -> character.add(i);
+                    // MySQL 9 counts VECTOR (a binary string) among the character columns.
+                    case STRING, VAR_STRING, VARCHAR, BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, VECTOR -> character.add(i);
                     case ENUM -> {
                         enumeration.add(i);
                         enumOrSet.add(i);
