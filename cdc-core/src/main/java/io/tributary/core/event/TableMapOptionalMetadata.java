@@ -11,7 +11,8 @@ import java.util.Map;
  * sequence of {@code type(1) length(packed) value} fields ({@code Optional_metadata_field_type} in MySQL's
  * {@code rows_event.h}): 1 SIGNEDNESS, 2 DEFAULT_CHARSET, 3 COLUMN_CHARSET, 4 COLUMN_NAME, 5 SET_STR_VALUE,
  * 6 ENUM_STR_VALUE, 7 GEOMETRY_TYPE, 8 SIMPLE_PRIMARY_KEY, 9 PRIMARY_KEY_WITH_PREFIX,
- * 10 ENUM_AND_SET_DEFAULT_CHARSET, 11 ENUM_AND_SET_COLUMN_CHARSET, 12 COLUMN_VISIBILITY.
+ * 10 ENUM_AND_SET_DEFAULT_CHARSET, 11 ENUM_AND_SET_COLUMN_CHARSET, 12 COLUMN_VISIBILITY, and MySQL 9's
+ * 13 VECTOR_DIMENSIONALITY.
  *
  * <p>Everything here is keyed by column index in the table map, although the wire format counts only the
  * numeric, character, enum/set or geometry columns per field. Unknown field types are skipped by length
@@ -28,12 +29,14 @@ import java.util.Map;
  * @param enumSetDefaultCharset ENUM_AND_SET_DEFAULT_CHARSET's default collation, or null
  * @param enumSetColumnCharsets collation per ENUM/SET column
  * @param visibleColumns        visible columns (null when COLUMN_VISIBILITY is absent)
+ * @param vectorDimensions      dimensions per VECTOR column
  * @param unknownFieldTypes     field type codes this decoder does not know
  */
 public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCharset, Map<Integer, Integer> columnCharsets,
         List<String> columnNames, Map<Integer, List<String>> setValues, Map<Integer, List<String>> enumValues,
         Map<Integer, Integer> geometryTypes, List<PrimaryKeyPart> primaryKey, Integer enumSetDefaultCharset,
-        Map<Integer, Integer> enumSetColumnCharsets, BitSet visibleColumns, List<Integer> unknownFieldTypes) {
+        Map<Integer, Integer> enumSetColumnCharsets, BitSet visibleColumns, Map<Integer, Integer> vectorDimensions,
+        List<Integer> unknownFieldTypes) {
 
     /** One primary key column; {@code prefixLength} 0 means the whole column. */
     public record PrimaryKeyPart(int column, int prefixLength) {
@@ -49,6 +52,7 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
         geometryTypes = Map.copyOf(geometryTypes);
         primaryKey = List.copyOf(primaryKey);
         enumSetColumnCharsets = Map.copyOf(enumSetColumnCharsets);
+        vectorDimensions = Map.copyOf(vectorDimensions);
         unknownFieldTypes = List.copyOf(unknownFieldTypes);
     }
 
@@ -66,11 +70,12 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
         return unsignedColumns == null && defaultCharset == null && columnCharsets.isEmpty() && columnNames.isEmpty()
                 && setValues.isEmpty() && enumValues.isEmpty() && geometryTypes.isEmpty() && primaryKey.isEmpty()
                 && enumSetDefaultCharset == null && enumSetColumnCharsets.isEmpty() && visibleColumns == null
+                && vectorDimensions.isEmpty()
                 && unknownFieldTypes.isEmpty();
     }
 
     static final TableMapOptionalMetadata EMPTY = new TableMapOptionalMetadata(null, null, Map.of(), List.of(), Map.of(),
-            Map.of(), Map.of(), List.of(), null, Map.of(), null, List.of());
+            Map.of(), Map.of(), List.of(), null, Map.of(), null, Map.of(), List.of());
 
     static TableMapOptionalMetadata read(EventReader r, List<ColumnType> types, List<Integer> metadata) {
         if (!r.hasRemaining()) {
@@ -88,6 +93,7 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
         Integer enumSetDefault = null;
         Map<Integer, Integer> enumSetCharsets = new LinkedHashMap<>();
         BitSet visible = null;
+        Map<Integer, Integer> vectors = new LinkedHashMap<>();
         List<Integer> unknown = new ArrayList<>();
         while (r.hasRemaining()) {
             int type = r.u8("optional metadata type");
@@ -123,6 +129,11 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
                 case 10 -> enumSetDefault = readDefaultCharset(v, g.enumOrSet, enumSetCharsets);
                 case 11 -> readColumnCharsets(v, g.enumOrSet, enumSetCharsets);
                 case 12 -> visible = v.bitmapMsbFirst(types.size(), "COLUMN_VISIBILITY");
+                case 13 -> {
+                    for (int i = 0; v.hasRemaining(); i++) {
+                        vectors.put(g.column(g.vector, i, "VECTOR_DIMENSIONALITY"), (int) v.packed("vector dimensions"));
+                    }
+                }
                 default -> {
                     unknown.add(type);
                     v.skip(v.remaining(), "unknown optional metadata");
@@ -134,7 +145,7 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
             }
         }
         return new TableMapOptionalMetadata(unsigned, defaultCharset, charsets, names, sets, enums, geometry, pk,
-                enumSetDefault, enumSetCharsets, visible, unknown);
+                enumSetDefault, enumSetCharsets, visible, vectors, unknown);
     }
 
     private static Integer readDefaultCharset(EventReader v, List<Integer> group, Map<Integer, Integer> out) {
@@ -185,6 +196,7 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
         final List<Integer> set = new ArrayList<>();
         final List<Integer> enumOrSet = new ArrayList<>();
         final List<Integer> geometry = new ArrayList<>();
+        final List<Integer> vector = new ArrayList<>();
 
         ColumnGroups(List<ColumnType> types, List<Integer> metadata) {
             columns = types.size();
@@ -197,6 +209,9 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
                     } else if (real == ColumnType.SET.code()) {
                         t = ColumnType.SET;
                     }
+                }
+                if (t == ColumnType.VECTOR) {
+                    vector.add(i);
                 }
                 switch (t) {
                     case TINY, SHORT, INT24, LONG, LONGLONG, NEWDECIMAL, FLOAT, DOUBLE -> numeric.add(i);
