@@ -42,6 +42,7 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
     private final byte[] buf;
     private final int start;
     private final int end;
+    private final long base;
     private final DecoderOptions options;
     private final CRC32 crc = new CRC32();
 
@@ -68,6 +69,11 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
      * @param bytes      holds the stream in {@code [offset, offset + length)}, starting with the magic
      */
     public BinlogEventDecoder(String sourceName, byte[] bytes, int offset, int length, DecoderOptions options) {
+        this(sourceName, bytes, offset, length, options, 0, null);
+    }
+
+    private BinlogEventDecoder(String sourceName, byte[] bytes, int offset, int length, DecoderOptions options,
+            long base, FormatDescription fde) {
         if (offset < 0 || length < 0 || offset + length > bytes.length) {
             throw new IllegalArgumentException("range [" + offset + ", " + (offset + length) + ") outside an array of "
                     + bytes.length + " bytes");
@@ -78,6 +84,23 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
         this.end = offset + length;
         this.pos = offset;
         this.options = options;
+        this.base = base;
+        if (fde != null) {
+            this.fde = fde;
+            this.state = State.READ_EVENT;
+        }
+    }
+
+    /**
+     * A decoder for events that continue a stream whose format description is already known: a binlog
+     * read from a position after its FDE, or events received over replication. No magic is expected.
+     *
+     * @param sourceOffset the offset in the source of {@code bytes[offset]}, used in events and errors
+     */
+    public static BinlogEventDecoder continuing(String sourceName, FormatDescription fde, long sourceOffset, byte[] bytes,
+            int offset, int length, DecoderOptions options) {
+        return new BinlogEventDecoder(sourceName, bytes, offset, length, options, sourceOffset,
+                java.util.Objects.requireNonNull(fde, "fde"));
     }
 
     public State state() {
@@ -91,7 +114,7 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
 
     /** Offset in the source of the next top-level event (the end of the input once DONE). */
     public long position() {
-        return pos - start;
+        return base + pos - start;
     }
 
     @Override
@@ -149,7 +172,7 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
         int n = Math.min(MAGIC.length, end - start);
         for (int i = 0; i < MAGIC.length; i++) {
             if (i >= n || buf[start + i] != MAGIC[i]) {
-                throw fail(0, null, "bad magic: expected fe62696e, found "
+                throw fail(base, null, "bad magic: expected fe62696e, found "
                         + HexFormat.of().formatHex(buf, start, start + n) + (n < MAGIC.length ? " (" + n + " bytes)" : ""),
                         null);
             }
@@ -160,7 +183,7 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
 
     /** Reads the event at {@code pos}; null when it was a payload whose inner events come next. */
     private BinlogEvent readTopLevel() {
-        long offset = pos - start;
+        long offset = base + pos - start;
         int available = end - pos;
         if (available < EventHeader.LENGTH) {
             throw fail(offset, null, "truncated event header: " + available + " bytes left, a header needs "

@@ -12,9 +12,9 @@ import java.util.List;
  * MariaDB 10.5+ with {@code binlog_row_metadata}).
  *
  * <p>Per-column metadata, as ints: 1-byte types (FLOAT, DOUBLE, BLOBs, JSON, GEOMETRY: pack length;
- * TIME2/DATETIME2/TIMESTAMP2: fractional digits) hold that byte; VARCHAR, VAR_STRING and BIT hold the
- * little-endian uint16 (max length; BIT: {@code bytes << 8 | bits}); NEWDECIMAL, STRING, ENUM and SET hold
- * {@code first << 8 | second} (precision/scale; real type/length); TYPED_ARRAY holds
+ * TIME2/DATETIME2/TIMESTAMP2: fractional digits) hold that byte; VARCHAR and BIT hold the little-endian
+ * uint16 (VARCHAR: max byte length; BIT: {@code bytes << 8 | bits}); NEWDECIMAL, STRING, VAR_STRING, ENUM
+ * and SET hold {@code first << 8 | second} (precision/scale; real type/length); TYPED_ARRAY holds
  * {@code element_type << 16 | element metadata}; types without metadata hold 0.
  *
  * @param tableId      id the row events refer to
@@ -97,9 +97,9 @@ public record TableMapEvent(long tableId, int flags, String database, String tab
     private static int readMetadata(ColumnType type, EventReader m, int column) {
         String field = "metadata of column " + column;
         switch (type) {
-            case VARCHAR, VAR_STRING, BIT:
+            case VARCHAR, BIT:
                 return m.u16(field);
-            case NEWDECIMAL, STRING, ENUM, SET: {
+            case NEWDECIMAL, STRING, VAR_STRING, ENUM, SET: {
                 int first = m.u8(field);
                 return first << 8 | m.u8(field);
             }

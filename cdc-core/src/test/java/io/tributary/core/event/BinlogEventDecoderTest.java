@@ -230,6 +230,27 @@ class BinlogEventDecoderTest {
                 .hasMessage("nofde at offset 4 [QUERY(2) event]: expected FORMAT_DESCRIPTION(15) as the first event, found QUERY(2)");
     }
 
+    @Test
+    void decodingFromAPositionWithAKnownFormatDescriptionYieldsTheSameTail() {
+        String file = "mysql-5.7/mbcj__mysql-bin.checksum-crc32";
+        byte[] bytes = BinlogCorpus.read(file);
+        List<BinlogEvent> all = decodeAll(file, bytes, DecoderOptions.FULL);
+        BinlogEvent from = all.get(all.size() / 2);
+        FormatDescription fde = all.get(0).body(FormatDescription.class);
+
+        List<BinlogEvent> tail = new ArrayList<>();
+        BinlogEventDecoder.continuing(file, fde, from.offset(), bytes, (int) from.offset(),
+                bytes.length - (int) from.offset(), DecoderOptions.FULL).forEachRemaining(tail::add);
+        assertThat(tail).containsExactlyElementsOf(all.subList(all.size() / 2, all.size()));
+
+        byte[] damaged = bytes.clone();
+        damaged[(int) from.offset() + 25] ^= 0x10;
+        assertThatThrownBy(() -> BinlogEventDecoder.continuing(file, fde, from.offset(), damaged, (int) from.offset(),
+                damaged.length - (int) from.offset(), DecoderOptions.FULL).forEachRemaining(e -> { }))
+                .hasMessageStartingWith(file + " at offset " + from.offset() + " [")
+                .hasMessageContaining("checksum mismatch");
+    }
+
     // ---- helpers -------------------------------------------------------------------------------------
 
     static List<BinlogEvent> decodeAll(String name, byte[] bytes, DecoderOptions options) {
