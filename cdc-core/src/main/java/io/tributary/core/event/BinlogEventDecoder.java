@@ -226,6 +226,10 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
             throw fail(offset, typeName, "unknown event type " + raw.typeCode() + " without the LOG_EVENT_IGNORABLE_F"
                     + " flag (flags 0x" + Integer.toHexString(raw.flags()) + "): cannot be skipped safely", null);
         }
+        if (type == EventType.START_ENCRYPTION) {
+            throw fail(offset, typeName, "encrypted binlog: the events after START_ENCRYPTION cannot be read without"
+                    + " the server's key", null);
+        }
         try {
             if (type != null && options.expand() && type.isMariaCompressed()) {
                 byte[] plain = MariaCompressedEvents.expand(type, buf, eventStart, size, fde, options.maxDecompressedBytes());

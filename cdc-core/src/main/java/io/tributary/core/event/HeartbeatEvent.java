@@ -3,7 +3,7 @@ package io.tributary.core.event;
 /**
  * HEARTBEAT (27) and HEARTBEAT_V2 (41): sent by a source on an idle replication connection, never
  * written to a file. v1 carries the current file name as its body (the position is the header's
- * log_pos); v2 carries TLV fields ({@code type(1) length(packed) value}; 1 = file name,
+ * log_pos); v2 carries TLV fields ({@code type(packed) length(packed) value}; 1 = file name,
  * 2 = position as a packed integer, 0 = end).
  *
  * @param logFile  the source's current binlog file
@@ -19,7 +19,7 @@ public record HeartbeatEvent(String logFile, long position) implements EventBody
         String file = "";
         long position = 0;
         while (r.hasRemaining()) {
-            int type = r.u8("heartbeat field type");
+            long type = r.packed("heartbeat field type");
             if (type == 0) {
                 break;
             }

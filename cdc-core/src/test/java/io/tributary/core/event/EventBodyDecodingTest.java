@@ -124,6 +124,45 @@ class EventBodyDecodingTest {
     }
 
     @Test
+    void heartbeatsOfBothVersionsCarryFileAndPosition() {
+        String file = "mysql-8.0/maxwell__binlog.000004";
+        FormatDescription fde = events(file).get(0).body(FormatDescription.class);
+        java.io.ByteArrayOutputStream v2 = new java.io.ByteArrayOutputStream();
+        v2.write(1);
+        v2.write(13);
+        v2.writeBytes("binlog.000042".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        v2.write(2);
+        v2.write(4);
+        v2.writeBytes(new byte[] {(byte) 253, 0x15, (byte) 0xCD, 0x5B}); // packed 0x5BCD15 = 6016277
+        v2.write(0);
+        byte[] stream = concat(event(41, v2.toByteArray(), 0), event(27,
+                "binlog.000042".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 777));
+        List<BinlogEvent> beats = new java.util.ArrayList<>();
+        BinlogEventDecoder.continuing("heartbeats", fde, 0, stream, 0, stream.length, DecoderOptions.FULL)
+                .forEachRemaining(beats::add);
+        assertThat(beats).extracting(e -> e.body(HeartbeatEvent.class)).containsExactly(
+                new HeartbeatEvent("binlog.000042", 6016277), new HeartbeatEvent("binlog.000042", 777));
+    }
+
+    /** A CRC32 event of the given type around a body, as a source sends it on an idle connection. */
+    private static byte[] event(int type, byte[] body, long logPos) {
+        byte[] e = new byte[EventHeader.LENGTH + body.length + 4];
+        e[EventHeader.TYPE_OFFSET] = (byte) type;
+        Bytes.putU32(e, 5, 1);
+        Bytes.putU32(e, EventHeader.SIZE_OFFSET, e.length);
+        Bytes.putU32(e, 13, logPos);
+        System.arraycopy(body, 0, e, EventHeader.LENGTH, body.length);
+        BinlogEventDecoderTest.fixCrc(e, 0);
+        return e;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    @Test
     void mariaDbGtidsAndGtidList() {
         List<BinlogEvent> events = events("mariadb-11.x/mariadbpoc__domain_id_0_mariadb-repl-bin.000009");
         List<MariaGtidEvent> gtids = bodies(events, MariaGtidEvent.class);
