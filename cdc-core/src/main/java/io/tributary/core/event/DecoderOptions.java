@@ -6,7 +6,9 @@ package io.tributary.core.event;
  * @param decodeBodies         false for the fast headers-only mode (FORMAT_DESCRIPTION is always decoded)
  * @param verifyChecksums      check each event's CRC32 when the format description turns checksums on
  * @param expand               yield the inner events of TRANSACTION_PAYLOAD and plain versions of MariaDB
- *                             compressed events instead of the compressed events
+ *                             compressed events instead of the compressed events; when off, a payload
+ *                             decodes to a {@link TransactionPayloadEvent} and a MariaDB compressed event
+ *                             to an {@link OpaqueEvent}
  * @param maxDecompressedBytes refuse a payload or compressed event that declares more than this
  */
 public record DecoderOptions(boolean decodeBodies, boolean verifyChecksums, boolean expand, int maxDecompressedBytes) {
