@@ -96,6 +96,46 @@ public final class RowImageDecoder {
             checkWidth(table, afterColumns);
         }
         List<RowChange> out = new ArrayList<>();
+        try {
+            readRows(table, layout, columns, afterColumns, c, out);
+        } catch (RowDecodeException e) {
+            if (hasOldTemporal(table)) {
+                throw new RowDecodeException(e.getMessage() + " (the table has old-format TIME/DATETIME/TIMESTAMP columns:"
+                        + " MariaDB 5.3-10.0 stores fractional seconds of those in extra bytes its TABLE_MAP does not"
+                        + " describe, so such rows cannot be decoded without the table's schema)", e);
+            }
+            throw e;
+        }
+        return out;
+    }
+
+    /**
+     * Decodes the after image of a PARTIAL_UPDATE_ROWS row ({@code value_options}, optional partial-JSON
+     * bitmap, then the image) at the reader index of {@code buf}, applying JSON diffs to {@code before}, and
+     * advances the reader index. Use it when the event's own before image lacks the JSON columns and the
+     * caller has the full before row from elsewhere.
+     */
+    public Row decodePartialAfterImage(TableColumns table, BitSet afterColumns, ByteBuf buf, Row before) {
+        checkWidth(table, afterColumns);
+        Cursor c = cursor(buf);
+        long options = c.lengthEncoded(table, "value_options");
+        Row row = image(table, afterColumns, c, before, options);
+        buf.skipBytes(c.pos - c.start);
+        return row;
+    }
+
+    private static boolean hasOldTemporal(TableColumns table) {
+        for (ColumnDefinition col : table.columns()) {
+            ColumnType t = col.type();
+            if (t == ColumnType.TIMESTAMP || t == ColumnType.DATETIME || t == ColumnType.TIME) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void readRows(TableColumns table, RowsImageLayout layout, BitSet columns, BitSet afterColumns, Cursor c,
+                          List<RowChange> out) {
         while (c.pos < c.end) {
             int rowStart = c.pos;
             RowChange change = switch (layout) {
@@ -117,7 +157,6 @@ public final class RowImageDecoder {
             }
             out.add(change);
         }
-        return out;
     }
 
     private static void checkWidth(TableColumns table, BitSet columns) {
