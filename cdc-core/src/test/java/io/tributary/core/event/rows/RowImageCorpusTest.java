@@ -108,6 +108,7 @@ class RowImageCorpusTest {
         Assumptions.assumeTrue(Files.isExecutable(MARIADB_BINLOG), MARIADB_BINLOG + " not installed; cannot compare");
         int comparedFiles = 0;
         int comparedLines = 0;
+        java.util.Set<String> comparedTypes = new java.util.TreeSet<>();
         List<String> mismatches = new ArrayList<>();
         for (Path file : corpusFiles()) {
             byte[] data = CorpusWalker.readBinlog(file);
@@ -132,6 +133,12 @@ class RowImageCorpusTest {
             }
             comparedFiles++;
             comparedLines += theirs.size();
+            for (CorpusWalker.RowsEvent e : w.rowsEvents) {
+                for (ColumnDefinition c : e.table().columns()) {
+                    comparedTypes.add(c.storedType() + (c.type() == ColumnType.TIME2 || c.type() == ColumnType.DATETIME2
+                            || c.type() == ColumnType.TIMESTAMP2 ? "(" + c.metadata() + ")" : ""));
+                }
+            }
             if (!ours.equals(theirs)) {
                 int n = Math.min(ours.size(), theirs.size());
                 int i = 0;
@@ -143,7 +150,8 @@ class RowImageCorpusTest {
                         + (i < ours.size() ? ours.get(i) : "<none>") + "\n  theirs: " + (i < theirs.size() ? theirs.get(i) : "<none>"));
             }
         }
-        System.out.printf("mariadb-binlog comparison: %d files, %d value lines%n", comparedFiles, comparedLines);
+        System.out.printf("mariadb-binlog comparison: %d files, %d value lines, column types %s%n", comparedFiles,
+                comparedLines, comparedTypes);
         if (!mismatches.isEmpty()) {
             fail(String.join("\n", mismatches));
         }
@@ -204,6 +212,11 @@ class RowImageCorpusTest {
         return out;
     }
 
+    /** mariadb-binlog warns about MySQL 8 collation ids it does not know (255+); that does not affect values. */
+    private static boolean hasRealErrors(String stderr) {
+        return stderr.lines().anyMatch(l -> !l.isBlank() && !l.contains("is not a compiled character set"));
+    }
+
     /** The {@code ###   @N=} lines mariadb-binlog prints, or null when it reports an error for the file. */
     private static List<String> mariadbBinlogValueLines(Path file, byte[] data) throws Exception {
         Path input = file;
@@ -236,7 +249,7 @@ class RowImageCorpusTest {
                 p.destroyForcibly();
                 return null;
             }
-            if (p.exitValue() != 0 || err.length > 0) {
+            if (p.exitValue() != 0 || hasRealErrors(new String(err, StandardCharsets.UTF_8))) {
                 return null;
             }
             List<String> lines = new ArrayList<>();
