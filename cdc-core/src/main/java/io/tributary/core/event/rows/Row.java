@@ -52,6 +52,7 @@ public final class Row {
         return Collections.unmodifiableList(new ArrayList<>(java.util.Arrays.asList(values)));
     }
 
+
     /**
      * The image as {@code mariadb-binlog --verbose} prints it: one line {@code ###   @N=value} per present
      * column, joined by {@code \n}, no trailing newline. Raw bytes of strings are kept (decoded as UTF-8
@@ -64,6 +65,18 @@ public final class Row {
     /** {@link #toVerboseString()} as the exact bytes {@code mariadb-binlog} writes. */
     public byte[] toVerboseBytes() {
         return VerboseFormat.render(this);
+    }
+
+    /** Equal when the table name, the present columns and every value (arrays by content) are equal. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Row other && other.table.tableName().equals(table.tableName())
+                && other.present.equals(present) && java.util.Arrays.deepEquals(other.values, values);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * present.hashCode() + java.util.Arrays.deepHashCode(values);
     }
 
     @Override

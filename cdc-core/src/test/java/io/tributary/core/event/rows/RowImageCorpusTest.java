@@ -68,6 +68,8 @@ class RowImageCorpusTest {
         int events = 0;
         int rows = 0;
         int refused = 0;
+        long decodeNanos = 0;
+        long decodedBytes = 0;
         List<String> failures = new ArrayList<>();
         for (Path file : corpusFiles()) {
             CorpusWalker w = CorpusWalker.walk(file.getFileName().toString(), CorpusWalker.readBinlog(file));
@@ -77,7 +79,10 @@ class RowImageCorpusTest {
             for (CorpusWalker.RowsEvent e : w.rowsEvents) {
                 ByteBuf buf = Unpooled.wrappedBuffer(e.body(), e.rowsOffset(), e.rowsLength());
                 try {
+                    long t0 = System.nanoTime();
                     List<RowChange> changes = decoder.decodeRows(e.table(), e.layout(), e.columns(), e.afterColumns(), buf);
+                    decodeNanos += System.nanoTime() - t0;
+                    decodedBytes += e.rowsLength();
                     assertEquals(0, buf.readableBytes(), "bytes left after the last row");
                     assertTrue(!changes.isEmpty(), "a rows event holds at least one row");
                     events++;
@@ -96,7 +101,8 @@ class RowImageCorpusTest {
             }
         }
         System.out.printf("corpus: %d files with rows events, %d rows events, %d rows decoded, %d events refused as"
-                + " expected%n", files, events, rows, refused);
+                + " expected; %.1f MB of row images in %d ms (cold, one pass: a figure, not a benchmark)%n",
+                files, events, rows, refused, decodedBytes / 1e6, decodeNanos / 1_000_000);
         if (!failures.isEmpty()) {
             fail(failures.size() + " rows events failed:\n" + String.join("\n", failures));
         }
