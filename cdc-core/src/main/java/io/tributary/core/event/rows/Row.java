@@ -52,7 +52,6 @@ public final class Row {
         return Collections.unmodifiableList(new ArrayList<>(java.util.Arrays.asList(values)));
     }
 
-
     /**
      * The image as {@code mariadb-binlog --verbose} prints it: one line {@code ###   @N=value} per present
      * column, joined by {@code \n}, no trailing newline. Raw bytes of strings are kept (decoded as UTF-8
