@@ -8,7 +8,8 @@ package io.tributary.core.event;
  * <p>Wire names keep MySQL's spelling without the {@code MYSQL_TYPE_} prefix.
  */
 public enum ColumnType {
-    DECIMAL(0, 2),
+    /** Pre-5.0 DECIMAL; carries no TABLE_MAP metadata (MySQL's Table_map_log_event column type table). */
+    DECIMAL(0, 0),
     TINY(1, 0),
     SHORT(2, 0),
     LONG(3, 0),

@@ -1,0 +1,32 @@
+package io.tributary.core.order;
+
+import io.tributary.core.reader.ShardPosition;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Where one shard's reader resumes after a restart, so that no shard transaction is lost and none is
+ * written twice (ARCHITECTURE.md, invariant 5).
+ *
+ * <p>Global order may emit a shard's later transactions before an earlier one is complete (a prepared
+ * XA branch waits for its commit while what follows it on the shard moves on). The reader must then
+ * resume at the earliest event not yet written, {@code resumeFrom}, and skip the transactions after it
+ * that are already in the global binlog, named in {@code writtenAfter} by their key: the shard GTID
+ * ({@code 0-101-42}, {@code uuid:7}) or, without GTIDs, {@code file:position} of the transaction's first
+ * event. In the common case {@code writtenAfter} is empty.
+ *
+ * @param shard        shard name from configuration
+ * @param resumeFrom   position of the earliest event whose transaction is not yet durable in the output
+ * @param writtenAfter keys of transactions after {@code resumeFrom} already durable in the output
+ */
+public record ShardCheckpoint(String shard, ShardPosition resumeFrom, Set<String> writtenAfter) {
+    public ShardCheckpoint {
+        Objects.requireNonNull(shard, "shard");
+        Objects.requireNonNull(resumeFrom, "resumeFrom");
+        writtenAfter = Set.copyOf(writtenAfter);
+    }
+
+    public static ShardCheckpoint at(String shard, ShardPosition resumeFrom) {
+        return new ShardCheckpoint(shard, resumeFrom, Set.of());
+    }
+}
