@@ -163,6 +163,28 @@ class RowsEventDecoderTest {
                         + " count: 200 columns need a 25-byte bitmap at body offset 11, only 2 bytes left");
     }
 
+    @Test
+    void shouldCountYearAsNumericAndGeometryAsCharacterInMariaDbOptionalMetadata() {
+        // yr YEAR, i INT (signed), g GEOMETRY, v VARCHAR(10) utf8mb4, as MariaDB 10.11 writes them: SIGNEDNESS
+        // covers yr and i (yr unsigned), COLUMN_CHARSET covers g (binary) and v
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        b.writeBytes(tableIdAndFlags(9, 1));
+        b.writeBytes(hex("02 6462 00 01 75 00 04 0D 03 FF 0F 03 04 0A00 0F"));
+        field(b, 1, hex("80"));
+        field(b, 3, hex("3F 2D"));
+        byte[] tableMap = event(EventType.TABLE_MAP, b.toByteArray());
+
+        TableMapEvent maria = read(stream(BinlogFlavor.MARIADB, tableMap), DecoderOptions.FULL).get(1)
+                .body(TableMapEvent.class);
+        assertThat(TableColumns.of(maria).columns()).extracting(ColumnDefinition::unsigned)
+                .containsExactly(true, false, false, false);
+        assertThat(TableColumns.of(maria).columns()).extracting(ColumnDefinition::charset)
+                .containsExactly(-1, -1, 63, 45);
+        // MySQL counts neither: the same bytes from a MySQL server carry one charset entry too many
+        assertThatThrownBy(() -> read(stream(BinlogFlavor.MYSQL, tableMap), DecoderOptions.FULL))
+                .hasMessageContaining("column charsets: more entries than the 1 columns they can apply to");
+    }
+
     /** A row image: null bitmap then the values, all given in hex. */
     private static byte[] row(String nullBitmap, String... values) {
         return HexFormat.of().parseHex((nullBitmap + String.join("", values)).replace(" ", ""));
@@ -230,9 +252,13 @@ class RowsEventDecoderTest {
 
     /** Magic, a MySQL 8 FDE with CRC32, then the events; remembers where each event starts. */
     private byte[] stream(byte[]... events) {
+        return stream(BinlogFlavor.MYSQL, events);
+    }
+
+    private byte[] stream(BinlogFlavor flavor, byte[]... events) {
         ByteBuf out = Unpooled.buffer();
         out.writeBytes(BinlogEventDecoder.MAGIC);
-        new BinlogEventEncoder(BinlogFlavor.MYSQL, 1).formatDescription(out, 1_700_000_000);
+        new BinlogEventEncoder(flavor, 1).formatDescription(out, 1_700_000_000);
         for (byte[] e : events) {
             offsets.add(out.writerIndex());
             out.writeBytes(e);
