@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.ColumnType;
+import io.tributary.core.event.EventType;
 import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.test.shard.ShardCluster;
@@ -93,7 +94,7 @@ abstract class AllTypesIT {
 
     /** What the binlog held for the table, decoded, and every row of every rows event as mariadb-binlog lines. */
     record Decoded(TableColumns table, List<RowChange> changes, Map<String, List<String>> verboseLinesByFile,
-                   Map<String, Path> files) {
+                   Map<String, Path> files, int compressedRowsEvents) {
     }
 
     private List<Written[]> expected;
@@ -108,6 +109,11 @@ abstract class AllTypesIT {
 
     /** The written JSON text as decoded: a String on MariaDB, the text of a binary JSON document on MySQL. */
     abstract String jsonText(Object decoded);
+
+    /** Whether the shard compresses its rows events (MariaDB {@code log_bin_compress}). */
+    boolean compressesRowsEvents() {
+        return false;
+    }
 
     /** Whether the server's SIGNEDNESS metadata covers YEAR, flagged unsigned. */
     abstract boolean yearIsUnsigned();
@@ -131,6 +137,8 @@ abstract class AllTypesIT {
         if (jsonColumnType() == ColumnType.BLOB) {
             assertEquals(4, table.get(index("j")).metadata(), "JSON stored as LONGTEXT: a 4-byte length");
         }
+        assertEquals(compressesRowsEvents(), d.compressedRowsEvents() > 0, "compressed rows events in the binlog: "
+                + d.compressedRowsEvents());
         assertEquals(expected.size(), d.changes().size(), "row changes of " + table.tableName());
         for (int k = 0; k < expected.size(); k++) {
             Written[] w = expected.get(k);
@@ -140,8 +148,8 @@ abstract class AllTypesIT {
             assertImage(what + " before", w[0], c.before());
             assertImage(what + " after", w[1], c.after());
         }
-        System.out.printf("all-types: %d row changes, %d columns each, %d values compared with what was written%n",
-                d.changes().size(), COLUMNS.size(), d.changes().stream()
+        System.out.printf("all-types: %d row changes (%d compressed rows events), %d columns each, %d values compared"
+                + " with what was written%n", d.changes().size(), d.compressedRowsEvents(), COLUMNS.size(), d.changes().stream()
                         .mapToInt(c -> (c.before() == null ? 0 : COLUMNS.size()) + (c.after() == null ? 0 : COLUMNS.size()))
                         .sum());
     }
@@ -276,6 +284,7 @@ abstract class AllTypesIT {
             }
         }
         TableColumns table = null;
+        int compressed = 0;
         List<RowChange> changes = new ArrayList<>();
         Map<String, List<String>> verbose = new LinkedHashMap<>();
         Map<String, Path> files = new LinkedHashMap<>();
@@ -292,6 +301,8 @@ abstract class AllTypesIT {
                 if (e.body() instanceof TableMapEvent map) {
                     rows.remember(map);
                 } else if (e.body() instanceof RowsEvent r) {
+                    EventType original = EventType.ofCode(e.originalTypeCode());
+                    compressed += original != null && original.isMariaCompressed() ? 1 : 0;
                     TableMapEvent map = rows.tableMap(r.tableId());
                     assertNotNull(map, name + " at " + e.offset() + ": a TABLE_MAP precedes the rows event");
                     boolean ours = map.database().equals(DB) && map.table().equals(TABLE);
@@ -311,7 +322,7 @@ abstract class AllTypesIT {
             }
         }
         assertNotNull(table, "the binlog holds rows events of " + DB + "." + TABLE);
-        return new Decoded(table, changes, verbose, files);
+        return new Decoded(table, changes, verbose, files, compressed);
     }
 
     private void assertImage(String what, Written w, Row row) {
