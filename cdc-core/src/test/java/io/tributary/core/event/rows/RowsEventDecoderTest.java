@@ -185,6 +185,26 @@ class RowsEventDecoderTest {
                 .hasMessageContaining("column charsets: more entries than the 1 columns they can apply to");
     }
 
+    @Test
+    void shouldRefusePreGaRowsEventsOfTheCorpusNamingTheFileAndOffset() throws Exception {
+        java.nio.file.Path file = RowImageCorpusTest.sharedDir()
+                .resolve("testdata/binlog/mysql-5.1-and-older/rmc__ver_5_1-wl2325_r.001");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isRegularFile(file), file + " not found; skipping");
+        RowsEventDecoder decoder = new RowsEventDecoder(file.getFileName().toString());
+        int refused = 0;
+        for (BinlogEvent e : read(java.nio.file.Files.readAllBytes(file), DecoderOptions.FULL)) {
+            if (e.body() instanceof TableMapEvent map) {
+                decoder.remember(map);
+            } else if (e.type().isRows()) {
+                assertThatThrownBy(() -> decoder.decode(e)).isInstanceOf(RowDecodeException.class).hasMessage(
+                        file.getFileName() + " at offset " + e.offset() + " [" + EventType.nameOf(e.type().code())
+                        + " event]: a pre-GA 5.1 rows event, whose row images predate the v1 format: not decoded");
+                refused++;
+            }
+        }
+        assertThat(refused).as("PRE_GA_WRITE/UPDATE/DELETE_ROWS in the file").isEqualTo(3);
+    }
+
     /** A row image: null bitmap then the values, all given in hex. */
     private static byte[] row(String nullBitmap, String... values) {
         return HexFormat.of().parseHex((nullBitmap + String.join("", values)).replace(" ", ""));
