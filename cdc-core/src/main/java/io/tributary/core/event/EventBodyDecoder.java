@@ -58,7 +58,7 @@ final class EventBodyDecoder {
             case XA_PREPARE_LOG:
                 return XaPrepareEvent.read(r);
             case TABLE_MAP:
-                return TableMapEvent.read(r, postHeader);
+                return TableMapEvent.read(r, postHeader, fde.isMariaDb());
             case TRANSACTION_PAYLOAD:
                 return TransactionPayloadEvent.read(r);
             case FORMAT_DESCRIPTION:

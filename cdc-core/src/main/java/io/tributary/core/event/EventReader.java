@@ -106,6 +106,20 @@ final class EventReader {
         }
     }
 
+    /**
+     * A length-encoded column count followed by one or more bitmaps of one bit per column: the first bitmap
+     * must fit what is left. (A count of columns, not of bytes: a rows event of a wide table whose row is
+     * mostly NULL has fewer bytes left than columns.)
+     */
+    int columnCount(String field) {
+        long v = packed(field);
+        if (v > 8L * remaining()) {
+            throw new MalformedEventException(field + ": " + v + " columns need a " + (v + 7) / 8
+                    + "-byte bitmap at body offset " + position() + ", only " + remaining() + " bytes left");
+        }
+        return (int) v;
+    }
+
     /** A length-encoded integer that is used as a length or count: must fit what is left. */
     int packedLength(String field) {
         long v = packed(field);

@@ -42,7 +42,7 @@ final class MariaCompressedEvents {
                 }
                 r.skip(extra - 2, "extra data");
             }
-            int columns = r.packedLength("column count");
+            int columns = r.columnCount("column count");
             int bitmaps = (type.isUpdateRows() ? 2 : 1) * ((columns + 7) / 8);
             r.skip(bitmaps, "column bitmaps");
         }

@@ -68,7 +68,7 @@ public record RowsEvent(long tableId, int flags, byte[] extraData, int columnCou
             }
             extra = r.bytes(extraLength - 2, "extra data");
         }
-        int columns = r.packedLength("column count");
+        int columns = r.columnCount("column count");
         BitSet present = r.bitmapLsbFirst(columns, "columns present bitmap");
         BitSet after = type.isUpdateRows() ? r.bitmapLsbFirst(columns, "columns present after bitmap") : null;
         return new RowsEvent(tableId, flags, extra, columns, present, after, r.buffer(), r.absolutePosition(), r.remaining());

@@ -56,7 +56,8 @@ public record TableMapEvent(long tableId, int flags, String database, String tab
         return t;
     }
 
-    static TableMapEvent read(EventReader r, int postHeaderLength) {
+    /** @param mariaDb whether MariaDB wrote the event: it groups columns differently in the optional metadata */
+    static TableMapEvent read(EventReader r, int postHeaderLength, boolean mariaDb) {
         long tableId = postHeaderLength == 6 ? r.u32("table_id") : r.uN(6, "table_id");
         int flags = r.u16("table map flags");
         r.skip(Math.max(0, postHeaderLength - (postHeaderLength == 6 ? 6 : 8)), "table map post-header");
@@ -90,7 +91,7 @@ public record TableMapEvent(long tableId, int flags, String database, String tab
                     + m.position());
         }
         BitSet nullable = r.bitmapLsbFirst(columns, "null bitmap");
-        TableMapOptionalMetadata optional = TableMapOptionalMetadata.read(r, types, metadata);
+        TableMapOptionalMetadata optional = TableMapOptionalMetadata.read(r, types, metadata, mariaDb);
         return new TableMapEvent(tableId, flags, db, table, types, metadata, nullable, optional);
     }
 

@@ -15,8 +15,11 @@ import java.util.Map;
  * 13 VECTOR_DIMENSIONALITY.
  *
  * <p>Everything here is keyed by column index in the table map, although the wire format counts only the
- * numeric, character, enum/set or geometry columns per field. Unknown field types are skipped by length
- * and listed in {@code unknownFieldTypes}.
+ * numeric, character, enum/set or geometry columns per field. The servers disagree on two types: MariaDB
+ * (10.5+, {@code Binlog_type_info}) counts YEAR among the numeric columns (its {@code Field_year} is a
+ * {@code Field_tiny}) and GEOMETRY among the character columns (its {@code Field_geom} is a
+ * {@code Field_blob} with the binary charset); MySQL ({@code is_numeric_type}, {@code is_character_type})
+ * counts neither. Unknown field types are skipped by length and listed in {@code unknownFieldTypes}.
  *
  * @param unsignedColumns       numeric columns declared UNSIGNED (null when SIGNEDNESS is absent)
  * @param defaultCharset        DEFAULT_CHARSET's default collation, or null
@@ -77,11 +80,12 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
     static final TableMapOptionalMetadata EMPTY = new TableMapOptionalMetadata(null, null, Map.of(), List.of(), Map.of(),
             Map.of(), Map.of(), List.of(), null, Map.of(), null, Map.of(), List.of());
 
-    static TableMapOptionalMetadata read(EventReader r, List<ColumnType> types, List<Integer> metadata) {
+    static TableMapOptionalMetadata read(EventReader r, List<ColumnType> types, List<Integer> metadata,
+            boolean mariaDb) {
         if (!r.hasRemaining()) {
             return EMPTY;
         }
-        ColumnGroups g = new ColumnGroups(types, metadata);
+        ColumnGroups g = new ColumnGroups(types, metadata, mariaDb);
         BitSet unsigned = null;
         Integer defaultCharset = null;
         Map<Integer, Integer> charsets = new LinkedHashMap<>();
@@ -198,7 +202,7 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
         final List<Integer> geometry = new ArrayList<>();
         final List<Integer> vector = new ArrayList<>();
 
-        ColumnGroups(List<ColumnType> types, List<Integer> metadata) {
+        ColumnGroups(List<ColumnType> types, List<Integer> metadata, boolean mariaDb) {
             columns = types.size();
             for (int i = 0; i < columns; i++) {
                 ColumnType t = types.get(i);
@@ -225,7 +229,17 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
                         set.add(i);
                         enumOrSet.add(i);
                     }
-                    case GEOMETRY -> geometry.add(i);
+                    case GEOMETRY -> {
+                        geometry.add(i);
+                        if (mariaDb) {
+                            character.add(i);
+                        }
+                    }
+                    case YEAR -> {
+                        if (mariaDb) {
+                            numeric.add(i);
+                        }
+                    }
                     default -> {
                     }
                 }

@@ -4,6 +4,7 @@ import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
+import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -27,6 +28,9 @@ import org.testcontainers.utility.DockerImageName;
  * extension turns a missing engine into a skipped test with that reason.
  */
 public final class MySqlContainerShard implements Shard {
+
+    /** The image's data directory, which also holds the binlog files. */
+    private static final String DATA_DIRECTORY = "/var/lib/mysql/";
 
     private final MySQLContainer container;
     private volatile ShardInfo info;
@@ -113,6 +117,18 @@ public final class MySqlContainerShard implements Shard {
         }
         DockerClientFactory.instance().client().killContainerCmd(container.getContainerId()).withSignal("KILL").exec();
         running = false;
+    }
+
+    /**
+     * The bytes of one of the shard's binlog files (a name from {@code SHOW BINARY LOGS}), copied out of
+     * the container's data directory, where {@code --log-bin=mysql-bin} puts them.
+     */
+    public byte[] readBinlogFile(String fileName) {
+        if (fileName.contains("/")) {
+            throw new IllegalArgumentException("Invalid value " + fileName + " for binlog file name: must be a plain"
+                    + " name as SHOW BINARY LOGS gives it");
+        }
+        return container.copyFileFromContainer(DATA_DIRECTORY + fileName, InputStream::readAllBytes);
     }
 
     @Override

@@ -7,18 +7,20 @@ import java.util.Objects;
 /**
  * One column of a TABLE_MAP event, as the row image decoder needs it.
  *
- * <p>{@code metadata} is the column's TABLE_MAP metadata folded into one int the way MySQL's
- * {@code table_def} does it ({@link TableMapMetadata#parse} builds it from the raw block):
+ * <p>{@code metadata} is the column's TABLE_MAP metadata folded into one int, exactly as
+ * {@link io.tributary.core.event.TableMapEvent#metadata()} holds it ({@link TableColumns#of} passes it on
+ * unchanged):
  * <ul>
  *   <li>NEWDECIMAL: {@code precision << 8 | scale}</li>
- *   <li>STRING, ENUM, SET: {@code byte0 << 8 | byte1} as written; byte0 is the real type (STRING, ENUM or
- *       SET) with bits 4-5 possibly cleared to carry bits 8-9 of a CHAR length over 255, byte1 is the low
- *       length byte, or for ENUM/SET the value size in bytes</li>
- *   <li>VARCHAR, VAR_STRING: the maximum length in bytes</li>
+ *   <li>STRING, VAR_STRING, ENUM, SET: {@code byte0 << 8 | byte1} as written; byte0 is the real type
+ *       (STRING, ENUM or SET) with bits 4-5 possibly cleared to carry bits 8-9 of a CHAR length over 255,
+ *       byte1 is the low length byte, or for ENUM/SET the value size in bytes</li>
+ *   <li>VARCHAR: the maximum length in bytes</li>
  *   <li>BIT: {@code bytes << 8 | bits % 8}</li>
  *   <li>BLOB, GEOMETRY, JSON, VECTOR: the number of length bytes (1-4)</li>
  *   <li>FLOAT, DOUBLE: the value size (4 or 8)</li>
  *   <li>TIMESTAMP2, DATETIME2, TIME2: the fractional seconds precision (0-6)</li>
+ *   <li>TYPED_ARRAY: {@code element_type << 16 | element metadata} (never in a row image)</li>
  *   <li>every other type: 0</li>
  * </ul>
  *
@@ -77,7 +79,7 @@ public record ColumnDefinition(ColumnType type, int metadata, boolean unsigned, 
     }
 
     /**
-     * For STRING (CHAR/BINARY): the maximum length in bytes, decoding the {@code >255} encoding; for
+     * For STRING (CHAR/BINARY) and VAR_STRING: the maximum length in bytes, decoding the {@code >255} encoding; for
      * ENUM/SET stored as STRING: the value size in bytes.
      */
     public int stringLength() {

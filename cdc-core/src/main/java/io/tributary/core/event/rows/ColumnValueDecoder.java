@@ -81,8 +81,9 @@ final class ColumnValueDecoder {
                 c.pos += n;
                 yield v;
             }
-            case VARCHAR, VAR_STRING -> text(col, c, meta < 256 ? 1 : 2);
-            case STRING -> text(col, c, col.stringLength() < 256 ? 1 : 2);
+            case VARCHAR -> text(col, c, meta < 256 ? 1 : 2);
+            // VAR_STRING (a CHAR of an old packed-record table, MySQL Field_string) has STRING metadata and packing
+            case STRING, VAR_STRING -> text(col, c, col.stringLength() < 256 ? 1 : 2);
             case ENUM -> {
                 int size = meta & 0xFF;
                 if (size != 1 && size != 2) {

@@ -165,7 +165,9 @@ public final class JsonBinary {
         int start = (int) lenAndPos[1];
         need(start, len);
         if (fieldType == ColumnType.NEWDECIMAL.code() && len >= 2) {
-            return PackedDecimal.decode(b, start + 2, u8(start), u8(start + 1));
+            // bounded copy: the packed digits must lie inside the opaque value, not run on into what follows it
+            return PackedDecimal.decode(java.util.Arrays.copyOfRange(b, start + 2, start + len), 0, u8(start),
+                    u8(start + 1));
         }
         boolean temporal = fieldType == ColumnType.DATE.code() || fieldType == ColumnType.TIME.code()
                 || fieldType == ColumnType.DATETIME.code() || fieldType == ColumnType.TIMESTAMP.code();

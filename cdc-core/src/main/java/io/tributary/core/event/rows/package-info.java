@@ -1,9 +1,12 @@
 /**
  * Row images of rows events decoded into typed column values.
  *
- * <p>Input is the part of a WRITE/UPDATE/DELETE/PARTIAL_UPDATE rows event body that follows the
- * columns-present bitmaps, plus the table's {@link io.tributary.core.event.rows.TableColumns} built from
- * its TABLE_MAP event. {@link io.tributary.core.event.rows.RowImageDecoder} turns it into
+ * <p>{@link io.tributary.core.event.rows.RowsEventDecoder} is the entry point: it takes a rows event as
+ * {@link io.tributary.core.event.BinlogEventDecoder} yields it and the
+ * {@link io.tributary.core.event.TableMapEvent} of its table, builds the table's
+ * {@link io.tributary.core.event.rows.TableColumns} ({@code TableColumns.of}) and hands the part of the
+ * body that follows the columns-present bitmaps to {@link io.tributary.core.event.rows.RowImageDecoder},
+ * which turns it into
  * {@link io.tributary.core.event.rows.Row}s; {@link io.tributary.core.event.rows.JsonDiffApplier} rebuilds
  * full JSON values from MySQL partial JSON updates. The relay path never uses this package: only features
  * that need values do.

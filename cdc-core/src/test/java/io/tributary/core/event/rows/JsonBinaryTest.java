@@ -33,6 +33,16 @@ class JsonBinaryTest {
     }
 
     @Test
+    void shouldRefuseOpaqueDecimalWhoseDigitsRunPastItsValue() {
+        // opaque NEWDECIMAL(38,3) declaring 6 bytes (precision, scale, 4 digit bytes) where 18 digit bytes
+        // are needed; 20 more bytes follow the value in the buffer and must not be read as its digits
+        byte[] b = hex("0F F6 06 2603 80000001" + "00".repeat(20));
+        RowDecodeException e = assertThrows(RowDecodeException.class, () -> JsonBinary.decode(b, 0, 9));
+        assertTrue(e.getMessage().contains("DECIMAL(38,3) needs 18 bytes, 4 available"), e.getMessage());
+        assertEquals("1.250", JsonBinary.decode(hex("0F F6 05 0403 8100FA"), 0, 8).root().toString());
+    }
+
+    @Test
     void shouldDecodeScalarsAndLiterals() {
         assertEquals("1.5", decode("0B 000000000000F83F").toJson());
         assertEquals("18446744073709551615", decode("0A FFFFFFFFFFFFFFFF").toJson());

@@ -32,22 +32,20 @@ class JsonCorpusTest {
     private static final List<String> JSON_FILES = List.of("mysql-8.0/rmc__json.binlog.000001",
             "mysql-8.x-9.x/rmc__json-opaque.binlog");
 
-    private final RowImageDecoder decoder = new RowImageDecoder();
-
     @Test
     void shouldDecodeEveryJsonValueAsTheIndependentDecoderDoes() throws Exception {
         Assumptions.assumeTrue(Files.isDirectory(BINLOGS), BINLOGS + " not found; skipping");
         int compared = 0;
         for (String name : JSON_FILES) {
-            byte[] data = CorpusWalker.readBinlog(BINLOGS.resolve(name));
+            byte[] data = CorpusRowsEvents.readBinlog(BINLOGS.resolve(name));
             List<String> ours = new ArrayList<>();
-            CorpusWalker w = CorpusWalker.walk(name, data);
-            for (CorpusWalker.RowsEvent e : w.rowsEvents) {
+            CorpusRowsEvents w = CorpusRowsEvents.of(name, data);
+            RowsEventDecoder rowsDecoder = new RowsEventDecoder(name);
+            for (CorpusRowsEvents.Item e : w.rowsEvents()) {
                 if (e.layout() == RowsImageLayout.PARTIAL_UPDATE) {
                     continue;
                 }
-                for (RowChange c : decoder.decodeRows(e.table(), e.layout(), e.columns(), e.afterColumns(), e.body(),
-                        e.rowsOffset(), e.rowsLength())) {
+                for (RowChange c : rowsDecoder.decode(e.event(), e.map())) {
                     for (Row r : new Row[] {c.before(), c.after()}) {
                         if (r == null) {
                             continue;
@@ -84,18 +82,18 @@ class JsonCorpusTest {
     void shouldDecodeVectorsAsWholeFloat32Arrays() throws Exception {
         Path file = BINLOGS.resolve("mysql-8.x-9.x/rmc__vector.binlog");
         Assumptions.assumeTrue(Files.isRegularFile(file), file + " not found; skipping");
-        CorpusWalker w = CorpusWalker.walk(file.getFileName().toString(), CorpusWalker.readBinlog(file));
+        CorpusRowsEvents w = CorpusRowsEvents.read(file);
+        RowsEventDecoder rowsDecoder = new RowsEventDecoder(w.file());
         int vectors = 0;
-        for (CorpusWalker.RowsEvent e : w.rowsEvents) {
-            for (RowChange c : decoder.decodeRows(e.table(), e.layout(), e.columns(), e.afterColumns(), e.body(),
-                    e.rowsOffset(), e.rowsLength())) {
+        for (CorpusRowsEvents.Item e : w.rowsEvents()) {
+            for (RowChange c : rowsDecoder.decode(e.event(), e.map())) {
                 Row r = c.after() != null ? c.after() : c.before();
                 for (int i = 0; i < r.columnCount(); i++) {
                     if (e.table().get(i).type() == ColumnType.VECTOR && r.get(i) != null) {
                         byte[] v = (byte[]) r.get(i);
                         assertEquals(0, v.length % 4, "a VECTOR is float32 values");
                         for (int k = 0; k < v.length; k += 4) {
-                            float f = Float.intBitsToFloat((int) CorpusWalker.le(v, k, 4));
+                            float f = java.nio.ByteBuffer.wrap(v, k, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getFloat();
                             assertTrue(Float.isFinite(f), "vector element " + k / 4 + " is finite: " + f);
                         }
                         vectors++;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.tributary.core.event.RowsEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -30,30 +31,31 @@ class PartialJsonCorpusTest {
     @Test
     void shouldRebuildFullJsonFromDiffsAndAgreeWithTheServersGeneratedColumns() throws Exception {
         Assumptions.assumeTrue(Files.isRegularFile(FILE), FILE + " not found; skipping");
-        CorpusWalker w = CorpusWalker.walk(FILE.getFileName().toString(), CorpusWalker.readBinlog(FILE));
+        CorpusRowsEvents w = CorpusRowsEvents.read(FILE);
+        RowsEventDecoder rowsDecoder = new RowsEventDecoder(w.file());
         Map<Long, Row> latestFullRow = new HashMap<>();
-        CorpusWalker.RowsEvent partial = null;
-        for (CorpusWalker.RowsEvent e : w.rowsEvents) {
+        CorpusRowsEvents.Item partial = null;
+        for (CorpusRowsEvents.Item e : w.rowsEvents()) {
             if (e.layout() == RowsImageLayout.PARTIAL_UPDATE) {
                 partial = e;
                 break;
             }
-            for (RowChange c : decoder.decodeRows(e.table(), e.layout(), e.columns(), e.afterColumns(), e.body(),
-                    e.rowsOffset(), e.rowsLength())) {
+            for (RowChange c : rowsDecoder.decode(e.event(), e.map())) {
                 Row full = c.after() != null ? c.after() : c.before();
                 latestFullRow.put((Long) full.get(0), full);
             }
         }
         assertNotNull(partial, "the file holds a PARTIAL_UPDATE_ROWS event");
-        assertFalse(partial.columns().get(1), "the event's before image is MINIMAL (no JSON column)");
+        RowsEvent rows = partial.rows();
+        assertFalse(rows.columnsPresent().get(1), "the event's before image is MINIMAL (no JSON column)");
 
-        ByteBuf buf = Unpooled.wrappedBuffer(partial.body(), partial.rowsOffset(), partial.rowsLength());
+        ByteBuf buf = Unpooled.wrappedBuffer(rows.rows());
         int rebuilt = 0;
         while (buf.isReadable()) {
-            Row minimal = decoder.decodeImage(partial.table(), partial.columns(), buf);
+            Row minimal = decoder.decodeImage(partial.table(), rows.columnsPresent(), buf);
             Row before = latestFullRow.get((Long) minimal.get(0));
             assertNotNull(before, "a full image of row id " + minimal.get(0) + " precedes the partial update");
-            Row after = decoder.decodePartialAfterImage(partial.table(), partial.afterColumns(), buf, before);
+            Row after = decoder.decodePartialAfterImage(partial.table(), rows.columnsPresentAfter(), buf, before);
             JsonDocument json = (JsonDocument) after.get(1);
             @SuppressWarnings("unchecked")
             Map<String, Object> object = (Map<String, Object>) json.root();
@@ -72,12 +74,13 @@ class PartialJsonCorpusTest {
     @Test
     void shouldRefusePartialUpdateWithoutBeforeJsonNamingTheTable() throws Exception {
         Assumptions.assumeTrue(Files.isRegularFile(FILE), FILE + " not found; skipping");
-        CorpusWalker w = CorpusWalker.walk(FILE.getFileName().toString(), CorpusWalker.readBinlog(FILE));
-        CorpusWalker.RowsEvent partial = w.rowsEvents.stream()
+        CorpusRowsEvents w = CorpusRowsEvents.read(FILE);
+        CorpusRowsEvents.Item partial = w.rowsEvents().stream()
                 .filter(e -> e.layout() == RowsImageLayout.PARTIAL_UPDATE).findFirst().orElseThrow();
         RowDecodeException ex = org.junit.jupiter.api.Assertions.assertThrows(RowDecodeException.class,
-                () -> decoder.decodeRows(partial.table(), partial.layout(), partial.columns(), partial.afterColumns(),
-                        partial.body(), partial.rowsOffset(), partial.rowsLength()));
+                () -> new RowsEventDecoder(w.file()).decode(partial.event(), partial.map()));
+        assertTrue(ex.getMessage().startsWith(w.file() + " at offset " + partial.offset() + " [PARTIAL_UPDATE_ROWS(39)"),
+                ex.getMessage());
         assertTrue(ex.getMessage().contains("table mysql.t"), ex.getMessage());
         assertTrue(ex.getMessage().contains("before image"), ex.getMessage());
     }

@@ -108,17 +108,4 @@ class RowImageDecoderTest {
         assertEquals("###   @1='\u00c3'".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1).length,
                 row.toVerboseBytes().length - "\n###   @2='ok'".length());
     }
-
-    @Test
-    void shouldParseTableMapMetadataAsMysqlTableDefDoes() {
-        ColumnType[] types = {ColumnType.VARCHAR, ColumnType.NEWDECIMAL, ColumnType.STRING, ColumnType.BIT,
-            ColumnType.DATETIME2, ColumnType.LONG, ColumnType.BLOB};
-        byte[] block = HexFormat.of().parseHex("2C01" + "0A03" + "FE32" + "0301" + "06" + "04".replace(" ", ""));
-        int[] meta = TableMapMetadata.parse(types, block, 0, block.length);
-        assertEquals(List.of(300, 0x0A03, 0xFE32, 0x0103, 6, 0, 4), java.util.Arrays.stream(meta).boxed().toList());
-        assertEquals(50, ColumnDefinition.of(ColumnType.STRING, 0xFE32).stringLength());
-        // CHAR(100) utf8mb4 = 400 bytes: byte0 0xEE (bits 4-5 carry 400 >> 8), byte1 0x90
-        assertEquals(400, ColumnDefinition.of(ColumnType.STRING, 0xEE90).stringLength());
-        assertEquals(ColumnType.ENUM, ColumnDefinition.of(ColumnType.STRING, 0xF701).storedType());
-    }
 }
