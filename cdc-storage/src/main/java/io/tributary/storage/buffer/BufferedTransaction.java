@@ -194,7 +194,7 @@ public final class BufferedTransaction {
                     out = null;
                 }
                 if (out == null) {
-                    out = new byte[Math.max(TransactionBuffer.CHUNK_BYTES, size)];
+                    out = new byte[Math.max(buffer.chunkBytes(), size)];
                     length = 0;
                     start = s.start() + i;
                 }
@@ -218,7 +218,7 @@ public final class BufferedTransaction {
         }
         if (chunk == null || size > chunk.length) {
             dropChunk();
-            chunk = new byte[Math.max(TransactionBuffer.CHUNK_BYTES, size)];
+            chunk = new byte[Math.max(buffer.chunkBytes(), size)];
             memoryBytes += chunk.length;
             buffer.addMemory(chunk.length);
         }

@@ -35,7 +35,7 @@ import java.util.function.Consumer;
  * threshold drops below the current use.
  *
  * <p><b>Disk layout.</b> Events on disk are {@link io.tributary.core.event.BinlogEventRecord}s gathered in
- * chunks of about {@value #CHUNK_BYTES} bytes; a chunk's key is the index of its first event in the
+ * chunks of at most {@value #CHUNK_BYTES} bytes (1/64 of the budget); a chunk's key is the index of its first event in the
  * transaction, so one iterator reads a transaction's chunks in event order and memory segments fill the
  * gaps between them. {@link BufferedTransaction#release()} removes a transaction with one range delete.
  *
@@ -48,7 +48,7 @@ public final class TransactionBuffer implements AutoCloseable {
 
     /** Bytes counted for an event's object headers and references, on top of its raw length. */
     public static final int EVENT_OVERHEAD = 96;
-    /** Target size of a spill chunk. */
+    /** Largest target size of a spill chunk; smaller budgets get 1/64 of the budget, at least 16 KB. */
     public static final int CHUNK_BYTES = 512 * 1024;
 
     private final LivePersistSettings settings;
@@ -105,6 +105,11 @@ public final class TransactionBuffer implements AutoCloseable {
 
     public PersistSettings settings() {
         return settings.current();
+    }
+
+    /** Capacity of a new spill chunk: 1/64 of the budget, between 16 KB and {@link #CHUNK_BYTES}. */
+    int chunkBytes() {
+        return (int) Math.max(16 * 1024, Math.min(CHUNK_BYTES, settings.current().memoryLimitBytes() / 64));
     }
 
     SpillStore store() {
