@@ -293,6 +293,58 @@ class TransactionBufferTest {
         }
     }
 
+    @Test
+    void concurrentShardsAndLiveEditsLoseNothing() throws Exception {
+        start(Map.of("storage.memoryLimit", "4MB", "storage.txnPersistThreshold", "512KB"));
+        java.util.concurrent.atomic.AtomicBoolean editing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread editor = new Thread(() -> {
+            Random r = new Random(99);
+            while (editing.get()) {
+                String share = String.format(java.util.Locale.ROOT, "%.2f", 0.1 + r.nextDouble() * 0.85);
+                live.apply(Map.of("storage.persistNewThreshold", share, "storage.persistAllThreshold", share,
+                        "storage.persist.mode", r.nextInt(3) == 0 ? "FORCE" : "AUTO"));
+                Thread.onSpinWait();
+            }
+        }, "test-editor");
+        List<Thread> shards = new ArrayList<>();
+        for (int s = 0; s < 4; s++) {
+            int shard = s;
+            shards.add(new Thread(() -> {
+                try {
+                    Random r = new Random(shard);
+                    for (int txn = 0; txn < 15; txn++) {
+                        BufferedTransaction t = buffer.begin("shard-" + shard, shard + "-" + txn, template.fde);
+                        List<BinlogEvent> written = new ArrayList<>();
+                        int events = 1 + r.nextInt(120);
+                        for (int i = 0; i < events; i++) {
+                            BinlogEvent e = event(shard * 1_000_000L + txn * 1000L + i, 64 + r.nextInt(12 * KB));
+                            written.add(e);
+                            t.append(e);
+                        }
+                        t.seal();
+                        assertSameEvents(readBack(t), written);
+                        t.release();
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "test-shard-" + s));
+        }
+        editor.start();
+        shards.forEach(Thread::start);
+        for (Thread t : shards) {
+            t.join(60_000);
+        }
+        editing.set(false);
+        editor.join(10_000);
+        assertThat(failures).isEmpty();
+        assertThat(buffer.memoryUsed()).isZero();
+        assertThat(buffer.spilledBytes()).isZero();
+        assertThat(buffer.openTransactions()).isZero();
+        assertThat(store.isEmpty()).isTrue();
+    }
+
     private void runRandomHistory(long seed) {
         if (buffer != null) {
             buffer.close();
