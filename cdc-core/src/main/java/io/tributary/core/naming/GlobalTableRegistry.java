@@ -17,10 +17,13 @@ import java.util.function.Consumer;
  *
  * <p>A global id stands for one (logical table, {@link ColumnLayout}) pair, handed out from 1 in the order
  * pairs are first seen, so the same input order gives the same ids (invariant 4). Physical tables of one
- * logical table with the same layout share the id. A physical table whose layout differs from the
- * logical table's first layout is NOT merged into it: it gets an id of its own (its table map still
- * carries the logical name, so its rows stay decodable) and a {@link LayoutConflict} naming both sides is
- * reported once per differing layout, to the listener and in {@link #conflicts()}.
+ * logical table with the same layout share the id. Physical tables whose layouts differ are NOT merged:
+ * each layout keeps an id of its own (its table maps still carry the logical name, so its rows stay
+ * decodable), and a {@link LayoutConflict} naming both physical tables and both layouts is reported, once
+ * per pair of layouts, to the listener and in {@link #conflicts()}. The comparison is between the
+ * CURRENT layouts (the last table map of each physical table), so a schema change applied to every shard
+ * converges without a report once all have it, while a rolling one is reported once: meanwhile the
+ * physical tables really do differ.
  *
  * <p>Rows events refer to the physical table id of the shard's last table map for it; the registry keeps
  * that mapping per shard until {@link #endTransaction} (MySQL writes the table maps of a statement before
@@ -39,7 +42,8 @@ public final class GlobalTableRegistry {
     private final LogicalNames names;
     private final Consumer<LayoutConflict> listener;
     private final Map<Key, Assigned> ids = new HashMap<>();
-    private final Map<LogicalTable, Key> firstLayout = new HashMap<>();
+    private final Map<LogicalTable, Map<String, ColumnLayout>> current = new HashMap<>();
+    private final Map<LogicalTable, java.util.Set<java.util.Set<ColumnLayout>>> reportedPairs = new HashMap<>();
     private final Map<String, Map<Long, Long>> physicalIds = new HashMap<>();
     private final List<LayoutConflict> conflicts = new ArrayList<>();
     private long nextId = 1;
@@ -64,15 +68,19 @@ public final class GlobalTableRegistry {
         if (assigned == null) {
             assigned = new Assigned(nextId++, source);
             ids.put(key, assigned);
-            Key first = firstLayout.putIfAbsent(table, key);
-            if (first != null) {
-                Assigned firstAssigned = ids.get(first);
-                LayoutConflict c = new LayoutConflict(table, firstAssigned.source(), firstAssigned.id(), first.layout(),
-                        source, assigned.id(), layout);
+        }
+        Map<String, ColumnLayout> layouts = current.computeIfAbsent(table, t -> new LinkedHashMap<>());
+        for (Map.Entry<String, ColumnLayout> other : layouts.entrySet()) {
+            if (!other.getKey().equals(source) && !other.getValue().equals(layout)
+                    && reportedPairs.computeIfAbsent(table, t -> new java.util.HashSet<>())
+                            .add(java.util.Set.of(other.getValue(), layout))) {
+                LayoutConflict c = new LayoutConflict(table, other.getKey(), ids.get(new Key(table, other.getValue())).id(),
+                        other.getValue(), source, assigned.id(), layout);
                 conflicts.add(c);
                 listener.accept(c);
             }
         }
+        layouts.put(source, layout);
         physicalIds.computeIfAbsent(shard, s -> new LinkedHashMap<>()).put(map.tableId(), assigned.id());
         return new GlobalEvent.TableMap(event, assigned.id(), table.database(), table.table());
     }

@@ -60,6 +60,19 @@ class GlobalTableRegistryTest {
     }
 
     @Test
+    void aSchemaChangeRollingOverTheShardsIsReportedOnceAndConverges() {
+        registry.tableMap("s0", PhysicalTables.renamed(tables.tableMapA, 1, "shop_00", "orders_00"));
+        registry.tableMap("s1", PhysicalTables.renamed(tables.tableMapA, 1, "shop_01", "orders_01"));
+        long altered0 = registry.tableMap("s0", PhysicalTables.renamed(tables.tableMapB, 2, "shop_00", "orders_00")).tableId();
+        assertThat(reported).as("s0 altered, s1 not yet").hasSize(1);
+        assertThat(reported.get(0).firstSource()).isEqualTo("s1 shop_01.orders_01");
+        long altered1 = registry.tableMap("s1", PhysicalTables.renamed(tables.tableMapB, 2, "shop_01", "orders_01")).tableId();
+        registry.tableMap("s0", PhysicalTables.renamed(tables.tableMapB, 2, "shop_00", "orders_00"));
+        assertThat(altered1).isEqualTo(altered0).isEqualTo(2);
+        assertThat(reported).as("converged: nothing more").hasSize(1);
+    }
+
+    @Test
     void idsDependOnlyOnTheOrderTablesAreSeen() {
         List<Long> first = ids(new GlobalTableRegistry(LogicalNames.defaults(), c -> { }));
         List<Long> second = ids(new GlobalTableRegistry(LogicalNames.defaults(), c -> { }));

@@ -377,7 +377,7 @@ class TransactionBufferTest {
             long sum = open.keySet().stream().mapToLong(BufferedTransaction::memoryBytes).sum();
             assertThat(buffer.memoryUsed()).as("seed %d step %d: accounting", seed, step).isEqualTo(sum);
             assertThat(buffer.memoryUsed()).as("seed %d step %d: budget", seed, step)
-                    .isLessThanOrEqualTo((long) (live.current().allThresholdBytes()) + open.size() * (long) buffer.chunkBytes());
+                    .isLessThanOrEqualTo(live.current().allThresholdBytes() + open.size() * (long) buffer.chunkBytes());
         }
         for (Map.Entry<BufferedTransaction, List<BinlogEvent>> e : open.entrySet()) {
             e.getKey().seal();
