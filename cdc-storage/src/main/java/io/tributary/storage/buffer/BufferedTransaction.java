@@ -211,6 +211,12 @@ public final class BufferedTransaction {
         segments.clear();
     }
 
+    /** Writes the open spill chunk and frees it (the next spilled event opens a new one). Buffer lock held. */
+    void flushChunkToDisk() {
+        flushChunk();
+        dropChunk();
+    }
+
     private void appendToChunk(BinlogEvent event) {
         int size = BinlogEventRecord.sizeOf(event);
         if (chunk != null && chunkLength + size > chunk.length) {

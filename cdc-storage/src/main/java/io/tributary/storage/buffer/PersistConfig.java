@@ -78,6 +78,16 @@ public final class PersistConfig {
         return keys.get(name);
     }
 
+    /** Reference documentation generated from the declarations: a Markdown table of key, default, meaning. */
+    public String referenceTable() {
+        StringBuilder sb = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
+        for (ConfigKey<?> k : keys.values()) {
+            sb.append("| `").append(k.name()).append("` | ").append(k.defaultValue().get()).append(" | ").append(k.doc())
+                    .append(k.liveEditable() ? "" : " (not editable at runtime)").append(" |\n");
+        }
+        return sb.toString();
+    }
+
     /** The defaults in configuration syntax. */
     public Map<String, String> defaults() {
         Map<String, String> m = new LinkedHashMap<>();

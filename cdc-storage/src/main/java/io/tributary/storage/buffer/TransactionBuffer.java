@@ -29,7 +29,8 @@ import java.util.function.Consumer;
  * memory move to disk at that moment), or while use is at or above {@code persistNewThreshold}; memory
  * otherwise.</li>
  * <li>With persisting on, whenever use passes {@code persistAllThreshold} (also because an edit lowered
- * it) every event in memory moves to disk, except those of transactions being read back.</li>
+ * it) every event in memory moves to disk and open spill chunks are written out, except for
+ * transactions being read back.</li>
  * </ul>
  * A settings edit thus applies to data buffered after it, and to everything at once when the all-data
  * threshold drops below the current use.
@@ -161,8 +162,9 @@ public final class TransactionBuffer implements AutoCloseable {
 
     private void moveAllToDisk() {
         for (BufferedTransaction t : new ArrayList<>(open)) {
-            if (t.hasMemorySegments() && !t.isReading()) {
+            if (!t.isReading()) {
                 t.moveToDisk();
+                t.flushChunkToDisk();
             }
         }
     }

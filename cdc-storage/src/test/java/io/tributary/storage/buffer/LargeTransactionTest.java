@@ -126,6 +126,36 @@ class LargeTransactionTest {
     }
 
     @Test
+    void inMemoryBaselineForTheSpillRates() {
+        start(Map.of("storage.txnPersistThreshold", "1GB", "storage.persistNewThreshold", "1",
+                "storage.persistAllThreshold", "1"));
+        long limit = live.current().memoryLimitBytes();
+        long size = limit * 3 / 4;
+        BufferedTransaction t = buffer.begin("shard-0", "baseline", template.fde);
+        long n = 0;
+        long startNanos = System.nanoTime();
+        while (t.bytes() + EVENT_BYTES < size) {
+            t.append(event(n++));
+        }
+        t.seal();
+        long writeNanos = System.nanoTime() - startNanos;
+        assertThat(t.eventsOnDisk()).isZero();
+        long count = 0;
+        startNanos = System.nanoTime();
+        try (BufferedTransaction.EventIterator it = t.events()) {
+            while (it.hasNext()) {
+                assertThat(it.next().header().logPos()).isEqualTo(count++);
+            }
+        }
+        long readNanos = System.nanoTime() - startNanos;
+        assertThat(count).isEqualTo(n);
+        long mb = t.bytes() >> 20;
+        t.release();
+        System.out.printf("LargeTransactionTest in memory: %d events, %d MB, write %.0f MB/s, read %.0f MB/s%n", n, mb,
+                mb / (writeNanos / 1e9), mb / (readNanos / 1e9));
+    }
+
+    @Test
     void withPersistOffATwoGigabyteTransactionFailsClearlyInsteadOfRunningOutOfMemory() {
         start(Map.of("storage.isPersistOn", "false"));
         long limit = live.current().memoryLimitBytes();

@@ -93,6 +93,15 @@ class PersistConfigTest {
     }
 
     @Test
+    void referenceDocumentationIsGeneratedFromTheDeclarations() {
+        String doc = config.referenceTable();
+        for (ConfigKey<?> k : config.keys()) {
+            assertThat(doc).contains("| `" + k.name() + "` | " + k.defaultValue().get() + " | " + k.doc());
+        }
+        assertThat(doc).contains("| `storage.memoryLimit` | 256MB |");
+    }
+
+    @Test
     void byteSizesRoundTrip() {
         assertThat(ByteSize.parse("104857600")).isEqualTo(100L << 20);
         assertThat(ByteSize.parse("1gb")).isEqualTo(1L << 30);
