@@ -3,10 +3,24 @@ package io.tributary.core.order;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.RowsEvent;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.event.rows.ColumnDefinition;
+import io.tributary.core.event.rows.RowChange;
+import io.tributary.core.event.rows.RowImageDecoder;
+import io.tributary.core.event.rows.RowsImageLayout;
+import io.tributary.core.event.rows.TableColumns;
 import io.tributary.test.junit.WithShards;
+import io.tributary.test.shard.EmbeddedMariaDbShard;
 import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardFlavor;
 import io.tributary.test.shard.ShardInfo;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -14,7 +28,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,8 +92,62 @@ class HeartbeatWriterIT {
             assertThat(third).isGreaterThan(second);
             for (ShardInfo s : shards.infos()) {
                 assertThat(heartbeat(s)).isEqualTo(third);
+                // What the sorter will see: each beat is an UPDATE_ROWS of the heartbeat table in the binlog.
+                List<Long> logged = heartbeatsInBinlog(shards, s);
+                int at = logged.indexOf(first);
+                assertThat(at).as("first beat in the binlog of %s: %s", s.name(), logged).isNotNegative();
+                assertThat(logged.subList(at, Math.min(logged.size(), at + 3))).containsExactly(first, second, third);
             }
         }
+    }
+
+    @Test
+    void anUnreachableShardIsRefusedAtStartNamingIt(ShardCluster shards) {
+        ShardInfo s0 = shards.info(0);
+        try (HeartbeatWriter w = new HeartbeatWriter(List.of(target(s0, s0.replUser(), "wrong-password")),
+                HeartbeatWriter.DEFAULT_INTERVAL, HeartbeatWriter::systemMicros)) {
+            assertThatThrownBy(w::start).isInstanceOf(HeartbeatSetupException.class)
+                    .hasMessageStartingWith("shard " + s0.name() + " (" + s0.host() + ":" + s0.port()
+                            + "): cannot connect to write heartbeats: ")
+                    .hasMessageContaining("Access denied");
+        }
+    }
+
+    /** The heartbeat values of the UPDATE_ROWS events on the heartbeat table in the shard's binlog, in order. */
+    private static List<Long> heartbeatsInBinlog(ShardCluster shards, ShardInfo s) throws Exception {
+        Path dir = ((EmbeddedMariaDbShard) shards.shard(s.index())).binlogDirectory();
+        List<Path> files;
+        try (Stream<Path> list = Files.list(dir)) {
+            files = list.filter(p -> p.getFileName().toString().matches("mariadb-bin\\.\\d+")).sorted().toList();
+        }
+        List<Long> values = new ArrayList<>();
+        RowImageDecoder rowDecoder = new RowImageDecoder();
+        for (Path f : files) {
+            Map<Long, TableMapEvent> maps = new HashMap<>();
+            BinlogEventDecoder d = new BinlogEventDecoder(f.toString(), Files.readAllBytes(f), DecoderOptions.FULL);
+            while (d.hasNext()) {
+                BinlogEvent e = d.next();
+                if (e.body() instanceof TableMapEvent m) {
+                    maps.put(m.tableId(), m);
+                } else if ((e.type() == EventType.UPDATE_ROWS_V1 || e.type() == EventType.UPDATE_ROWS_V2)
+                        && e.body() instanceof RowsEvent r) {
+                    TableMapEvent m = maps.get(r.tableId());
+                    if (m == null || !m.database().equals(HeartbeatWriter.DATABASE) || !m.table().equals(HeartbeatWriter.TABLE)) {
+                        continue;
+                    }
+                    List<ColumnDefinition> cols = new ArrayList<>();
+                    for (int i = 0; i < m.columnCount(); i++) {
+                        cols.add(ColumnDefinition.of(m.columnTypes().get(i), m.metadata().get(i)));
+                    }
+                    for (RowChange change : rowDecoder.decodeRows(new TableColumns(m.database() + "." + m.table(), cols),
+                            RowsImageLayout.UPDATE, r.columnsPresent(), r.columnsPresentAfter(), r.buffer(), r.rowsOffset(),
+                            r.rowsLength())) {
+                        values.add(((Number) change.after().get(1)).longValue());
+                    }
+                }
+            }
+        }
+        return values;
     }
 
     @Test
