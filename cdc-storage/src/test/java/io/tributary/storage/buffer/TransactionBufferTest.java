@@ -3,14 +3,29 @@ package io.tributary.storage.buffer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.BinlogEventEncoder;
+import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.RowsEvent;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.naming.GlobalTableRegistry;
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.order.GlobalEvent;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -287,6 +302,55 @@ class TransactionBufferTest {
     }
 
     @Test
+    void aSpilledTransactionReadsBackAsGlobalEventsForTheWriter() {
+        start(Map.of("storage.persist.mode", "FORCE"));
+        BufferedTransaction t = buffer.begin("shard-0", "0-101-3", template.fde);
+        t.append(template.tableMap);
+        for (int i = 0; i < 5; i++) {
+            t.append(event(i, 4 * KB));
+        }
+        t.seal();
+        GlobalTableRegistry registry = new GlobalTableRegistry(
+                LogicalNames.defaults(), c -> { });
+        List<GlobalEvent> global = new ArrayList<>();
+        try (BufferedTransaction.EventIterator it = t.events()) {
+            while (it.hasNext()) {
+                BinlogEvent e = it.next();
+                global.add(e.type() == EventType.TABLE_MAP ? registry.tableMap("shard-0", e)
+                        : registry.rows("shard-0", e));
+            }
+        }
+        t.release();
+        assertThat(global).hasSize(6);
+        GlobalEvent.TableMap map = (GlobalEvent.TableMap) global.get(0);
+        TableMapEvent source = template.tableMap.body(TableMapEvent.class);
+        assertThat(map.database()).isEqualTo(LogicalNames.defaults().database(source.database()));
+        assertThat(global.subList(1, 6)).allSatisfy(g -> assertThat(((GlobalEvent.Rows) g).tableId())
+                .isEqualTo(map.tableId()));
+        // The writer re-encodes them; what it writes decodes to the same rows under the global id.
+        BinlogEventEncoder encoder = new BinlogEventEncoder(
+                BinlogFlavor.MYSQL, 1);
+        ByteBuf out = Unpooled.buffer();
+        try {
+            out.writeBytes(BinlogEventDecoder.MAGIC);
+            long pos = 4 + encoder.formatDescription(out, 0);
+            pos += encoder.tableMap(out, pos, map.source(), map.tableId(), map.database(), map.table());
+            GlobalEvent.Rows rows = (GlobalEvent.Rows) global.get(1);
+            encoder.rows(out, pos, rows.source(), rows.tableId());
+            byte[] bytes = new byte[out.readableBytes()];
+            out.readBytes(bytes);
+            List<BinlogEvent> written = new ArrayList<>();
+            new BinlogEventDecoder("global", bytes, DecoderOptions.FULL).forEachRemaining(written::add);
+            RowsEvent back = written.get(2).body(RowsEvent.class);
+            assertThat(back.tableId()).isEqualTo(map.tableId());
+            assertThat(back.rows()).isEqualTo(event(0, 4 * KB).body(RowsEvent.class).rows());
+        } finally {
+            out.release();
+        }
+        assertThat(store.isEmpty()).isTrue();
+    }
+
+    @Test
     void seededRandomHistoriesLoseNothingAndKeepTheBudget() {
         for (long seed = 1; seed <= 5; seed++) {
             runRandomHistory(seed);
@@ -296,12 +360,12 @@ class TransactionBufferTest {
     @Test
     void concurrentShardsAndLiveEditsLoseNothing() throws Exception {
         start(Map.of("storage.memoryLimit", "4MB", "storage.txnPersistThreshold", "512KB"));
-        java.util.concurrent.atomic.AtomicBoolean editing = new java.util.concurrent.atomic.AtomicBoolean(true);
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean editing = new AtomicBoolean(true);
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
         Thread editor = new Thread(() -> {
             Random r = new Random(99);
             while (editing.get()) {
-                String share = String.format(java.util.Locale.ROOT, "%.2f", 0.1 + r.nextDouble() * 0.85);
+                String share = String.format(Locale.ROOT, "%.2f", 0.1 + r.nextDouble() * 0.85);
                 live.apply(Map.of("storage.persistNewThreshold", share, "storage.persistAllThreshold", share,
                         "storage.persist.mode", r.nextInt(3) == 0 ? "FORCE" : "AUTO"));
                 Thread.onSpinWait();
@@ -358,17 +422,17 @@ class TransactionBufferTest {
             if (op < 8 || open.isEmpty()) {
                 open.put(buffer.begin("shard-" + r.nextInt(4), "seed" + seed + "-" + step, template.fde), new ArrayList<>());
             } else if (op < 12) {
-                String share = String.format(java.util.Locale.ROOT, "%.2f", 0.05 + r.nextDouble() * 0.9);
+                String share = String.format(Locale.ROOT, "%.2f", 0.05 + r.nextDouble() * 0.9);
                 live.apply(Map.of("storage.persistNewThreshold", share, "storage.persistAllThreshold", share,
                         "storage.persist.mode", r.nextInt(4) == 0 ? "FORCE" : "AUTO"));
             } else if (op < 18) {
-                BufferedTransaction t = open.keySet().stream().sorted(java.util.Comparator.comparing(BufferedTransaction::key))
+                BufferedTransaction t = open.keySet().stream().sorted(Comparator.comparing(BufferedTransaction::key))
                         .toList().get(r.nextInt(open.size()));
                 t.seal();
                 assertSameEvents(readBack(t), open.remove(t));
                 t.release();
             } else {
-                BufferedTransaction t = open.keySet().stream().sorted(java.util.Comparator.comparing(BufferedTransaction::key))
+                BufferedTransaction t = open.keySet().stream().sorted(Comparator.comparing(BufferedTransaction::key))
                         .toList().get(r.nextInt(open.size()));
                 BinlogEvent e = event(n++, 64 + r.nextInt(16 * KB));
                 t.append(e);
