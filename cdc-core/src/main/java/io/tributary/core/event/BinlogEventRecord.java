@@ -1,0 +1,95 @@
+package io.tributary.core.event;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * A {@link BinlogEvent} as a self-contained byte record, so that an event can leave the heap (the
+ * transaction buffer's spill store) and come back equal: same header, provenance and raw bytes, and the
+ * body decoded again when it was decoded before.
+ *
+ * <p>Format, little-endian: {@code offset(8) innerOffset(4) originalTypeCode(1) typeCode(1)
+ * checksumLength(1) decoded(1) length(4) raw[length]}, that is {@link #OVERHEAD} bytes plus the raw event.
+ * {@code typeCode} is the canonical type of the header (it differs from the raw byte for pre-GA servers
+ * and expanded events). Records are concatenated freely; {@link #recordLength} tells where the next one
+ * starts.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class BinlogEventRecord {
+
+    /** Bytes a record adds to the raw event. */
+    public static final int OVERHEAD = 8 + 4 + 1 + 1 + 1 + 1 + 4;
+
+    private static final int LENGTH_AT = 16;
+
+    private BinlogEventRecord() {
+    }
+
+    /** Bytes {@link #write} needs for {@code event}. */
+    public static int sizeOf(BinlogEvent event) {
+        return OVERHEAD + event.length();
+    }
+
+    /** Writes {@code event} at the buffer's position and advances it. */
+    public static void write(BinlogEvent event, ByteBuffer out) {
+        ByteBuffer b = out.order() == ByteOrder.LITTLE_ENDIAN ? out : out.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(event.offset());
+        b.putInt(event.innerOffset());
+        b.put((byte) event.originalTypeCode());
+        b.put((byte) event.header().typeCode());
+        b.put((byte) event.checksumLength());
+        b.put((byte) (event.body() == null ? 0 : 1));
+        b.putInt(event.length());
+        b.put(event.buffer(), event.bufferOffset(), event.length());
+        if (b != out) {
+            out.position(b.position());
+        }
+    }
+
+    /** Total length of the record starting at {@code offset}, checked against the {@code available} bytes. */
+    public static int recordLength(byte[] buf, int offset, int available, String source) {
+        if (available < OVERHEAD) {
+            throw new IllegalArgumentException(source + ": truncated event record at " + offset + ": " + available
+                    + " bytes left, the record header needs " + OVERHEAD);
+        }
+        long length = Bytes.u32(buf, offset + LENGTH_AT);
+        if (length < EventHeader.LENGTH || OVERHEAD + length > available) {
+            throw new IllegalArgumentException(source + ": bad event record at " + offset + ": declares " + length
+                    + " event bytes, " + (available - OVERHEAD) + " available (a header needs " + EventHeader.LENGTH + ")");
+        }
+        return OVERHEAD + (int) length;
+    }
+
+    /**
+     * Reads the record at {@code offset}. The event shares {@code buf} (no copy). Its body is decoded with
+     * {@code fde} when it was decoded when written.
+     */
+    public static BinlogEvent read(byte[] buf, int offset, int available, FormatDescription fde, String source) {
+        int total = recordLength(buf, offset, available, source);
+        ByteBuffer b = ByteBuffer.wrap(buf, offset, total).order(ByteOrder.LITTLE_ENDIAN);
+        long eventOffset = b.getLong();
+        int innerOffset = b.getInt();
+        int originalType = b.get() & 0xFF;
+        int typeCode = b.get() & 0xFF;
+        int checksumLength = b.get() & 0xFF;
+        boolean decoded = b.get() != 0;
+        int length = b.getInt();
+        int rawAt = offset + OVERHEAD;
+        EventHeader raw = EventHeader.parse(buf, rawAt);
+        if (raw.eventSize() != length) {
+            throw new IllegalArgumentException(source + ": event record at " + offset + " holds " + length
+                    + " bytes but its header declares " + raw.eventSize());
+        }
+        EventHeader header = raw.typeCode() == typeCode ? raw : raw.withTypeAndSize(typeCode, raw.eventSize());
+        EventBody body = null;
+        if (decoded) {
+            if (header.typeCode() == EventType.FORMAT_DESCRIPTION.code()) {
+                body = FormatDescription.parse(buf, rawAt + EventHeader.LENGTH, length - EventHeader.LENGTH);
+            } else {
+                body = EventBodyDecoder.decode(header, buf, rawAt, length - fde.headerLength() - checksumLength, fde);
+            }
+        }
+        return new BinlogEvent(header, eventOffset, innerOffset, originalType, buf, rawAt, length, checksumLength, body);
+    }
+}

@@ -1,0 +1,118 @@
+package io.tributary.core.naming;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.RowsEvent;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.order.GlobalEvent;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Gives every logical table a global table id and rewrites the shards' TABLE_MAP and rows events to it.
+ *
+ * <p>A global id stands for one (logical table, {@link ColumnLayout}) pair, handed out from 1 in the order
+ * pairs are first seen, so the same input order gives the same ids (invariant 4). Physical tables of one
+ * logical table with the same layout share the id. Physical tables whose layouts differ are NOT merged:
+ * each layout keeps an id of its own (its table maps still carry the logical name, so its rows stay
+ * decodable), and a {@link LayoutConflict} naming both physical tables and both layouts is reported, once
+ * per pair of layouts, to the listener and in {@link #conflicts()}. The comparison is between the
+ * CURRENT layouts (the last table map of each physical table), so a schema change applied to every shard
+ * converges without a report once all have it, while a rolling one is reported once: meanwhile the
+ * physical tables really do differ.
+ *
+ * <p>Rows events refer to the physical table id of the shard's last table map for it; the registry keeps
+ * that mapping per shard until {@link #endTransaction} (MySQL writes the table maps of a statement before
+ * its rows, within the transaction, so nothing needs to outlive it).
+ *
+ * <p>Not thread-safe: it belongs to the merger's thread.
+ */
+public final class GlobalTableRegistry {
+
+    private record Key(LogicalTable table, ColumnLayout layout) {
+    }
+
+    private record Assigned(long id, String source) {
+    }
+
+    private final LogicalNames names;
+    private final Consumer<LayoutConflict> listener;
+    private final Map<Key, Assigned> ids = new HashMap<>();
+    private final Map<LogicalTable, Map<String, ColumnLayout>> current = new HashMap<>();
+    private final Map<LogicalTable, java.util.Set<java.util.Set<ColumnLayout>>> reportedPairs = new HashMap<>();
+    private final Map<String, Map<Long, Long>> physicalIds = new HashMap<>();
+    private final List<LayoutConflict> conflicts = new ArrayList<>();
+    private long nextId = 1;
+
+    /**
+     * @param names    the naming rules
+     * @param listener told of each layout conflict as it is found (e.g. logs a warning)
+     */
+    public GlobalTableRegistry(LogicalNames names, Consumer<LayoutConflict> listener) {
+        this.names = Objects.requireNonNull(names, "names");
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** The table map under its logical name and global id. */
+    public GlobalEvent.TableMap tableMap(String shard, BinlogEvent event) {
+        TableMapEvent map = event.body(TableMapEvent.class);
+        LogicalTable table = names.logicalTable(map.database(), map.table());
+        ColumnLayout layout = ColumnLayout.of(map);
+        Key key = new Key(table, layout);
+        String source = shard + " " + map.database() + "." + map.table();
+        Assigned assigned = ids.get(key);
+        if (assigned == null) {
+            assigned = new Assigned(nextId++, source);
+            ids.put(key, assigned);
+        }
+        Map<String, ColumnLayout> layouts = current.computeIfAbsent(table, t -> new LinkedHashMap<>());
+        for (Map.Entry<String, ColumnLayout> other : layouts.entrySet()) {
+            if (!other.getKey().equals(source) && !other.getValue().equals(layout)
+                    && reportedPairs.computeIfAbsent(table, t -> new java.util.HashSet<>())
+                            .add(java.util.Set.of(other.getValue(), layout))) {
+                LayoutConflict c = new LayoutConflict(table, other.getKey(), ids.get(new Key(table, other.getValue())).id(),
+                        other.getValue(), source, assigned.id(), layout);
+                conflicts.add(c);
+                listener.accept(c);
+            }
+        }
+        layouts.put(source, layout);
+        physicalIds.computeIfAbsent(shard, s -> new LinkedHashMap<>()).put(map.tableId(), assigned.id());
+        return new GlobalEvent.TableMap(event, assigned.id(), table.database(), table.table());
+    }
+
+    /** The rows event under the global id of the shard's table map it refers to. */
+    public GlobalEvent.Rows rows(String shard, BinlogEvent event) {
+        RowsEvent rows = event.body(RowsEvent.class);
+        Map<Long, Long> m = physicalIds.get(shard);
+        Long id = m == null ? null : m.get(rows.tableId());
+        if (id == null) {
+            throw new IllegalStateException("shard " + shard + ": " + event.type() + " at offset " + event.offset()
+                    + " refers to table id " + rows.tableId() + ", but no TABLE_MAP for it precedes it in the transaction"
+                    + " (known ids: " + (m == null ? "none" : m.keySet()) + ")");
+        }
+        return new GlobalEvent.Rows(event, id);
+    }
+
+    /** Forgets the shard's physical table ids: its transaction ended. */
+    public void endTransaction(String shard) {
+        Map<Long, Long> m = physicalIds.get(shard);
+        if (m != null) {
+            m.clear();
+        }
+    }
+
+    /** Every layout conflict found so far, in the order found. */
+    public List<LayoutConflict> conflicts() {
+        return List.copyOf(conflicts);
+    }
+
+    /** The logical tables and layouts known, with their ids (for diagnostics). */
+    public int size() {
+        return ids.size();
+    }
+}

@@ -1,0 +1,367 @@
+package io.tributary.storage.buffer;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventRecord;
+import io.tributary.core.event.FormatDescription;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * One shard transaction in the {@link TransactionBuffer}: its events in arrival order, partly in memory
+ * and partly in the spill store as the buffer decided per event.
+ *
+ * <p>Life cycle: {@link #append} while {@code OPEN}, {@link #seal} when the transaction ended,
+ * {@link #events()} once to read it back, {@link #release} once it is durable in the global binlog (or
+ * to discard it, e.g. after a reader rewind). One thread appends, one thread reads; placement and
+ * accounting run under the buffer's lock.
+ */
+public final class BufferedTransaction {
+
+    /** Where the transaction stands. */
+    public enum State {
+        OPEN, SEALED, READING, RELEASED, FAILED
+    }
+
+    private record Segment(long start, List<BinlogEvent> events, long[] cost) {
+        long end() {
+            return start + events.size();
+        }
+    }
+
+    private final TransactionBuffer buffer;
+    private final long id;
+    private final String shard;
+    private final String key;
+    private final FormatDescription fde;
+    private final List<Segment> segments = new ArrayList<>();
+    private State state = State.OPEN;
+    private long bytes;
+    private long eventCount;
+    private long memoryBytes;
+    private long diskBytes;
+    private long diskEvents;
+    private byte[] chunk;
+    private int chunkLength;
+    private long chunkStart;
+    private RuntimeException failure;
+
+    BufferedTransaction(TransactionBuffer buffer, long id, String shard, String key, FormatDescription fde) {
+        this.buffer = buffer;
+        this.id = id;
+        this.shard = shard;
+        this.key = key;
+        this.fde = fde;
+    }
+
+    public String shard() {
+        return shard;
+    }
+
+    /** The transaction's name: its GTID or {@code file:position}. */
+    public String key() {
+        return key;
+    }
+
+    /** Raw event bytes appended so far. */
+    public long bytes() {
+        synchronized (buffer) {
+            return bytes;
+        }
+    }
+
+    public long eventCount() {
+        synchronized (buffer) {
+            return eventCount;
+        }
+    }
+
+    /** Events of this transaction on disk (written or in the open chunk). */
+    public long eventsOnDisk() {
+        synchronized (buffer) {
+            return diskEvents;
+        }
+    }
+
+    /** Bytes this transaction holds in memory, by the buffer's accounting. */
+    public long memoryBytes() {
+        synchronized (buffer) {
+            return memoryBytes;
+        }
+    }
+
+    public State state() {
+        synchronized (buffer) {
+            return state;
+        }
+    }
+
+    /**
+     * Adds the next event. Its bytes are kept by reference when it stays in memory, so the caller must
+     * not reuse its buffer.
+     *
+     * @throws TransactionBufferFullException when spilling is off and the event does not fit; the
+     *         transaction is then FAILED and freed
+     */
+    public void append(BinlogEvent event) {
+        synchronized (buffer) {
+            requireState(State.OPEN, "append to");
+            long cost = (long) event.length() + TransactionBuffer.EVENT_OVERHEAD;
+            boolean toDisk = buffer.placeOnDisk(this, cost, bytes + event.length());
+            if (toDisk) {
+                appendToChunk(event);
+            } else {
+                flushChunk();
+                dropChunk();
+                Segment last = segments.isEmpty() ? null : segments.get(segments.size() - 1);
+                if (last == null || last.end() != eventCount) {
+                    last = new Segment(eventCount, new ArrayList<>(), new long[1]);
+                    segments.add(last);
+                }
+                last.events().add(event);
+                last.cost()[0] += cost;
+                memoryBytes += cost;
+                buffer.addMemory(cost);
+            }
+            bytes += event.length();
+            eventCount++;
+            buffer.afterAppend();
+        }
+    }
+
+    /** The transaction is complete: flushes what waits for the disk. */
+    public void seal() {
+        synchronized (buffer) {
+            requireState(State.OPEN, "seal");
+            flushChunk();
+            dropChunk();
+            state = State.SEALED;
+        }
+    }
+
+    /**
+     * The events in the order they were appended, equal to them (header, provenance, raw bytes, body),
+     * streaming from the spill store for spilled parts. One pass; the transaction must be sealed.
+     */
+    public EventIterator events() {
+        List<Segment> snapshot;
+        synchronized (buffer) {
+            requireState(State.SEALED, "read");
+            state = State.READING;
+            snapshot = List.copyOf(segments);
+        }
+        return new EventIterator(snapshot);
+    }
+
+    /** Frees the transaction's memory and deletes its spilled data. Idempotent. */
+    public void release() {
+        synchronized (buffer) {
+            if (state == State.RELEASED || state == State.FAILED) {
+                return;
+            }
+            freeAll();
+            state = State.RELEASED;
+        }
+    }
+
+    boolean hasMemorySegments() {
+        return !segments.isEmpty();
+    }
+
+    boolean isReading() {
+        return state == State.READING;
+    }
+
+    void fail(RuntimeException cause) {
+        freeAll();
+        failure = cause;
+        state = State.FAILED;
+    }
+
+    /** Moves every event held in memory to the spill store. Buffer lock held. */
+    void moveToDisk() {
+        for (Segment s : segments) {
+            byte[] out = null;
+            int length = 0;
+            long start = s.start();
+            for (int i = 0; i < s.events().size(); i++) {
+                BinlogEvent e = s.events().get(i);
+                int size = BinlogEventRecord.sizeOf(e);
+                if (out != null && length + size > out.length) {
+                    writeChunk(start, out, length);
+                    out = null;
+                }
+                if (out == null) {
+                    out = new byte[Math.max(buffer.chunkBytes(), size)];
+                    length = 0;
+                    start = s.start() + i;
+                }
+                BinlogEventRecord.write(e, ByteBuffer.wrap(out, length, size));
+                length += size;
+                diskEvents++;
+            }
+            if (out != null) {
+                writeChunk(start, out, length);
+            }
+            memoryBytes -= s.cost()[0];
+            buffer.addMemory(-s.cost()[0]);
+        }
+        segments.clear();
+    }
+
+    /** Writes the open spill chunk and frees it (the next spilled event opens a new one). Buffer lock held. */
+    void flushChunkToDisk() {
+        flushChunk();
+        dropChunk();
+    }
+
+    private void appendToChunk(BinlogEvent event) {
+        int size = BinlogEventRecord.sizeOf(event);
+        if (chunk != null && chunkLength + size > chunk.length) {
+            flushChunk();
+        }
+        if (chunk == null || size > chunk.length) {
+            dropChunk();
+            chunk = new byte[Math.max(buffer.chunkBytes(), size)];
+            memoryBytes += chunk.length;
+            buffer.addMemory(chunk.length);
+        }
+        if (chunkLength == 0) {
+            chunkStart = eventCount;
+        }
+        BinlogEventRecord.write(event, ByteBuffer.wrap(chunk, chunkLength, size));
+        chunkLength += size;
+        diskEvents++;
+    }
+
+    private void flushChunk() {
+        if (chunk != null && chunkLength > 0) {
+            writeChunk(chunkStart, chunk, chunkLength);
+            chunkLength = 0;
+        }
+    }
+
+    private void writeChunk(long firstEvent, byte[] data, int length) {
+        buffer.store().put(id, firstEvent, data, length);
+        diskBytes += length;
+        buffer.addSpilled(length);
+    }
+
+    private void dropChunk() {
+        if (chunk != null) {
+            memoryBytes -= chunk.length;
+            buffer.addMemory(-chunk.length);
+            chunk = null;
+            chunkLength = 0;
+        }
+    }
+
+    private void freeAll() {
+        dropChunk();
+        for (Segment s : segments) {
+            memoryBytes -= s.cost()[0];
+            buffer.addMemory(-s.cost()[0]);
+        }
+        segments.clear();
+        if (diskBytes > 0) {
+            buffer.store().delete(id);
+            buffer.addSpilled(-diskBytes);
+            diskBytes = 0;
+        }
+        buffer.forget(this);
+    }
+
+    private void requireState(State expected, String action) {
+        if (state != expected) {
+            throw new IllegalStateException("shard " + shard + ": cannot " + action + " transaction " + key + ": it is "
+                    + state + ", expected " + expected + (failure == null ? "" : " (" + failure.getMessage() + ")"));
+        }
+    }
+
+    @Override
+    public String toString() {
+        synchronized (buffer) {
+            return "BufferedTransaction[shard=" + shard + ", key=" + key + ", " + state + ", " + eventCount + " events, "
+                    + bytes + " bytes, memory=" + memoryBytes + ", disk=" + diskBytes + "]";
+        }
+    }
+
+    /**
+     * Reads the events back: memory segments where they start, the spill store's records in between.
+     * Not thread-safe. Closing it early frees the RocksDB iterator; {@link #release} is still needed.
+     */
+    public final class EventIterator implements Iterator<BinlogEvent>, AutoCloseable {
+        private final List<Segment> memory;
+        private final long total;
+        private int segment;
+        private int inSegment = -1;
+        private long index;
+        private SpillStore.ChunkIterator chunks;
+        private byte[] current;
+        private int currentPos;
+
+        private EventIterator(List<Segment> memory) {
+            this.memory = memory;
+            this.total = eventCount;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return index < total;
+        }
+
+        @Override
+        public BinlogEvent next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException("shard " + shard + ": transaction " + key + " has " + total + " events");
+            }
+            BinlogEvent e;
+            if (inSegment < 0 && segment < memory.size() && memory.get(segment).start() == index) {
+                inSegment = 0;
+            }
+            if (inSegment >= 0) {
+                Segment s = memory.get(segment);
+                e = s.events().get(inSegment++);
+                if (inSegment == s.events().size()) {
+                    segment++;
+                    inSegment = -1;
+                }
+            } else {
+                e = nextFromDisk();
+            }
+            index++;
+            if (index == total) {
+                close();
+            }
+            return e;
+        }
+
+        private BinlogEvent nextFromDisk() {
+            if (current == null || currentPos == current.length) {
+                if (chunks == null) {
+                    chunks = buffer.store().chunks(id);
+                }
+                if (!chunks.hasNext()) {
+                    throw new IllegalStateException("shard " + shard + ": transaction " + key + ": spill store ends at"
+                            + " event " + index + " of " + total + " (transaction id " + id + ")");
+                }
+                current = chunks.next();
+                currentPos = 0;
+            }
+            String source = "spilled transaction " + key + " of shard " + shard + ", event " + index;
+            int length = BinlogEventRecord.recordLength(current, currentPos, current.length - currentPos, source);
+            BinlogEvent e = BinlogEventRecord.read(current, currentPos, length, fde, source);
+            currentPos += length;
+            return e;
+        }
+
+        @Override
+        public void close() {
+            if (chunks != null) {
+                chunks.close();
+            }
+        }
+    }
+}

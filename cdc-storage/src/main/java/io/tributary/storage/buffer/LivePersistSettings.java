@@ -1,0 +1,91 @@
+package io.tributary.storage.buffer;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The current {@code storage.*} snapshot of a running process, editable without a restart: an edit is
+ * merged over the current values, the WHOLE resulting snapshot is validated, and only then swapped in
+ * atomically and announced to the listeners (the transaction buffer). A refused edit changes nothing.
+ *
+ * <p>Thread-safe: edits are serialised; {@link #current()} is a volatile read. Listeners run on the
+ * editing thread, after the swap, in registration order.
+ */
+public final class LivePersistSettings {
+
+    private final PersistConfig config;
+    private final List<Consumer<PersistSettings>> listeners = new CopyOnWriteArrayList<>();
+    private volatile Snapshot snapshot;
+
+    private record Snapshot(Map<String, String> values, PersistSettings settings) {
+    }
+
+    /**
+     * @param initial the configured values (over the defaults); validated here
+     * @throws InvalidConfigurationException when they are refused
+     */
+    public LivePersistSettings(PersistConfig config, Map<String, String> initial) {
+        this.config = Objects.requireNonNull(config, "config");
+        Map<String, String> values = new LinkedHashMap<>(config.defaults());
+        values.putAll(initial);
+        PersistSettings settings = config.parse(values);
+        this.snapshot = new Snapshot(Collections.unmodifiableMap(values), settings);
+    }
+
+    public PersistSettings current() {
+        return snapshot.settings();
+    }
+
+    /** The current values in configuration syntax (what a restart must read back). */
+    public Map<String, String> values() {
+        return snapshot.values();
+    }
+
+    public void addListener(Consumer<PersistSettings> listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    public void removeListener(Consumer<PersistSettings> listener) {
+        listeners.remove(listener);
+    }
+
+    /**
+     * Applies {@code edits} (key to new value) as one change.
+     *
+     * @return the new settings
+     * @throws InvalidConfigurationException listing every problem; the current settings stay
+     */
+    public synchronized PersistSettings apply(Map<String, String> edits) {
+        Snapshot old = snapshot;
+        List<String> problems = new ArrayList<>();
+        for (Map.Entry<String, String> e : edits.entrySet()) {
+            ConfigKey<?> key = config.key(e.getKey());
+            if (key != null && !key.liveEditable() && !Objects.equals(e.getValue(), old.values().get(e.getKey()))) {
+                problems.add(InvalidConfigurationException.message(e.getKey(), e.getValue(),
+                        "takes effect at start only; change it in the configuration file and restart"));
+            }
+        }
+        Map<String, String> merged = new LinkedHashMap<>(old.values());
+        merged.putAll(edits);
+        PersistSettings next = null;
+        try {
+            next = config.parse(merged);
+        } catch (InvalidConfigurationException ex) {
+            problems.addAll(ex.problems());
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidConfigurationException(problems);
+        }
+        snapshot = new Snapshot(Collections.unmodifiableMap(merged), next);
+        for (Consumer<PersistSettings> l : listeners) {
+            l.accept(next);
+        }
+        return next;
+    }
+}

@@ -1,0 +1,216 @@
+package io.tributary.storage.buffer;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The declaration of the {@code storage.*} keys of the transaction buffer (names, types, defaults and
+ * meanings exactly as ARCHITECTURE.md, "Spilling"), and the validation of a whole snapshot of them.
+ *
+ * <table>
+ * <caption>keys</caption>
+ * <tr><th>key</th><th>default</th></tr>
+ * <tr><td>storage.isPersistOn</td><td>true</td></tr>
+ * <tr><td>storage.persist.mode</td><td>AUTO</td></tr>
+ * <tr><td>storage.persistNewThreshold</td><td>0.85</td></tr>
+ * <tr><td>storage.persistAllThreshold</td><td>0.95</td></tr>
+ * <tr><td>storage.txnPersistThreshold</td><td>100MB</td></tr>
+ * <tr><td>storage.memoryLimit</td><td>25% of the max heap</td></tr>
+ * <tr><td>storage.path</td><td>data/spill</td></tr>
+ * </table>
+ *
+ * <p>{@link #parse} reports every problem, not only the first, as "Invalid value V for configuration K:
+ * reason". Immutable and thread-safe.
+ */
+public final class PersistConfig {
+
+    public static final String IS_PERSIST_ON = "storage.isPersistOn";
+    public static final String MODE = "storage.persist.mode";
+    public static final String NEW_THRESHOLD = "storage.persistNewThreshold";
+    public static final String ALL_THRESHOLD = "storage.persistAllThreshold";
+    public static final String TXN_THRESHOLD = "storage.txnPersistThreshold";
+    public static final String MEMORY_LIMIT = "storage.memoryLimit";
+    public static final String PATH = "storage.path";
+
+    private final long maxHeapBytes;
+    private final Map<String, ConfigKey<?>> keys = new LinkedHashMap<>();
+
+    /** The keys for a JVM whose max heap is {@code maxHeapBytes} (the memory limit's default and bound). */
+    public PersistConfig(long maxHeapBytes) {
+        if (maxHeapBytes <= 0) {
+            throw new IllegalArgumentException("max heap must be positive, got " + maxHeapBytes);
+        }
+        this.maxHeapBytes = maxHeapBytes;
+        declare(new ConfigKey<>(IS_PERSIST_ON, Boolean.class, () -> "true", PersistConfig::parseBoolean,
+                "May anything spill to disk at all. Off: a transaction that does not fit the memory limit fails.",
+                true));
+        declare(new ConfigKey<>(MODE, PersistMode.class, () -> "AUTO", PersistConfig::parseMode,
+                "AUTO: memory first, disk under pressure; FORCE: every buffered transaction goes to disk.", true));
+        declare(new ConfigKey<>(NEW_THRESHOLD, Double.class, () -> "0.85", PersistConfig::parseShare,
+                "In AUTO, once buffer memory use passes this share of the budget, NEW data goes to disk.", true));
+        declare(new ConfigKey<>(ALL_THRESHOLD, Double.class, () -> "0.95", PersistConfig::parseShare,
+                "Once buffer memory use passes this share of the budget, data already in memory moves to disk too.",
+                true));
+        declare(new ConfigKey<>(TXN_THRESHOLD, Long.class, () -> "100MB", PersistConfig::parsePositiveSize,
+                "In AUTO, a single transaction larger than this spills at once, whatever the memory use.", true));
+        declare(new ConfigKey<>(MEMORY_LIMIT, Long.class, () -> ByteSize.format(maxHeapBytes / 4),
+                this::parseMemoryLimit, "The buffer's memory budget: its own byte accounting, not the heap gauge."
+                        + " Default 25% of the max heap; at most the max heap.", true));
+        declare(new ConfigKey<>(PATH, Path.class, () -> "data/spill", PersistConfig::parsePath,
+                "Directory of the RocksDB spill store; wiped at start. Takes effect at start only.", false));
+    }
+
+    /** The keys for this JVM. */
+    public static PersistConfig forThisJvm() {
+        return new PersistConfig(Runtime.getRuntime().maxMemory());
+    }
+
+    /** Every key, in declaration order. */
+    public List<ConfigKey<?>> keys() {
+        return List.copyOf(keys.values());
+    }
+
+    public ConfigKey<?> key(String name) {
+        return keys.get(name);
+    }
+
+    /** Reference documentation generated from the declarations: a Markdown table of key, default, meaning. */
+    public String referenceTable() {
+        StringBuilder sb = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
+        for (ConfigKey<?> k : keys.values()) {
+            sb.append("| `").append(k.name()).append("` | ").append(k.defaultValue().get()).append(" | ").append(k.doc())
+                    .append(k.liveEditable() ? "" : " (not editable at runtime)").append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    /** The defaults in configuration syntax. */
+    public Map<String, String> defaults() {
+        Map<String, String> m = new LinkedHashMap<>();
+        keys.values().forEach(k -> m.put(k.name(), k.defaultValue().get()));
+        return m;
+    }
+
+    /** The settings with every key at its default. */
+    public PersistSettings defaultSettings() {
+        return parse(Map.of());
+    }
+
+    /**
+     * Validates a whole snapshot: the given keys over the defaults. Unknown keys, bad values and
+     * inconsistent combinations are all reported.
+     *
+     * @throws InvalidConfigurationException listing every problem
+     */
+    public PersistSettings parse(Map<String, String> values) {
+        List<String> problems = new ArrayList<>();
+        for (Map.Entry<String, String> e : values.entrySet()) {
+            if (!keys.containsKey(e.getKey())) {
+                problems.add(InvalidConfigurationException.message(e.getKey(), e.getValue(),
+                        "unknown key (known: " + String.join(", ", keys.keySet()) + ")"));
+            }
+        }
+        Map<String, Object> parsed = new LinkedHashMap<>();
+        for (ConfigKey<?> k : keys.values()) {
+            String text = values.containsKey(k.name()) ? values.get(k.name()) : k.defaultValue().get();
+            try {
+                parsed.put(k.name(), k.parse(text));
+            } catch (IllegalArgumentException ex) {
+                problems.add(ex.getMessage());
+            }
+        }
+        if (parsed.get(NEW_THRESHOLD) instanceof Double n && parsed.get(ALL_THRESHOLD) instanceof Double a && n > a) {
+            problems.add(InvalidConfigurationException.message(NEW_THRESHOLD, textOf(values, NEW_THRESHOLD),
+                    "must not exceed " + ALL_THRESHOLD + " (" + a + "): new data would stay in memory while"
+                            + " buffered data is already moved to disk"));
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidConfigurationException(problems);
+        }
+        return new PersistSettings((Boolean) parsed.get(IS_PERSIST_ON), (PersistMode) parsed.get(MODE),
+                (Double) parsed.get(NEW_THRESHOLD), (Double) parsed.get(ALL_THRESHOLD), (Long) parsed.get(TXN_THRESHOLD),
+                (Long) parsed.get(MEMORY_LIMIT), (Path) parsed.get(PATH));
+    }
+
+    /** The settings in configuration syntax, so a snapshot can be persisted and edited. */
+    public static Map<String, String> toValues(PersistSettings s) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(IS_PERSIST_ON, Boolean.toString(s.persistOn()));
+        m.put(MODE, s.mode().name());
+        m.put(NEW_THRESHOLD, Double.toString(s.newThreshold()));
+        m.put(ALL_THRESHOLD, Double.toString(s.allThreshold()));
+        m.put(TXN_THRESHOLD, ByteSize.format(s.txnThresholdBytes()));
+        m.put(MEMORY_LIMIT, ByteSize.format(s.memoryLimitBytes()));
+        m.put(PATH, s.path().toString());
+        return m;
+    }
+
+    private String textOf(Map<String, String> values, String key) {
+        return values.containsKey(key) ? values.get(key) : keys.get(key).defaultValue().get();
+    }
+
+    private void declare(ConfigKey<?> key) {
+        keys.put(key.name(), key);
+    }
+
+    private static Boolean parseBoolean(String s) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
+            case "true" -> Boolean.TRUE;
+            case "false" -> Boolean.FALSE;
+            default -> throw new IllegalArgumentException("expected true or false");
+        };
+    }
+
+    private static PersistMode parseMode(String s) {
+        try {
+            return PersistMode.valueOf(s.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("expected AUTO or FORCE");
+        }
+    }
+
+    private static Double parseShare(String s) {
+        double d;
+        try {
+            d = Double.parseDouble(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a number (expected a share of the memory limit, e.g. 0.85)");
+        }
+        if (!(d > 0 && d <= 1)) {
+            throw new IllegalArgumentException("must be above 0 and at most 1 (a share of the memory limit)");
+        }
+        return d;
+    }
+
+    private static Long parsePositiveSize(String s) {
+        long n = ByteSize.parse(s);
+        if (n <= 0) {
+            throw new IllegalArgumentException("must be positive");
+        }
+        return n;
+    }
+
+    private Long parseMemoryLimit(String s) {
+        long n = parsePositiveSize(s);
+        if (n > maxHeapBytes) {
+            throw new IllegalArgumentException("exceeds the JVM's max heap (" + ByteSize.format(maxHeapBytes)
+                    + "): the budget would not protect against an out-of-memory error");
+        }
+        return n;
+    }
+
+    private static Path parsePath(String s) {
+        if (s.isEmpty()) {
+            throw new IllegalArgumentException("a directory is required");
+        }
+        try {
+            return Path.of(s);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new IllegalArgumentException("not a path: " + e.getReason());
+        }
+    }
+}

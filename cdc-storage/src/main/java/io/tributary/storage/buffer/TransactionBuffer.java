@@ -1,0 +1,201 @@
+package io.tributary.storage.buffer;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.FormatDescription;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Where shard transactions wait, event by event, until the sorter may emit them; in bounded memory
+ * (ARCHITECTURE.md, invariant 7, and "Spilling").
+ *
+ * <p><b>Accounting.</b> Memory use is the buffer's own byte count against {@code storage.memoryLimit}:
+ * each event held in memory counts its raw length plus {@value #EVENT_OVERHEAD} bytes, and each open
+ * spill chunk its capacity. Callers hand in events whose buffers hold only that event (the reader path
+ * copies each event), so the count is what the heap really holds.
+ *
+ * <p><b>Where an event goes</b>, decided per event with the settings current at that moment:
+ * <ul>
+ * <li>{@code isPersistOn=false}: memory; an event that would take use past the memory limit fails its
+ * transaction with a {@link TransactionBufferFullException} (naming shard, transaction and limit) and
+ * frees what it held.</li>
+ * <li>FORCE: disk.</li>
+ * <li>AUTO: disk once the transaction's size passes {@code txnPersistThreshold} (its events already in
+ * memory move to disk at that moment), or while use is at or above {@code persistNewThreshold}; memory
+ * otherwise.</li>
+ * <li>With persisting on, whenever use passes {@code persistAllThreshold} (also because an edit lowered
+ * it) every event in memory moves to disk and open spill chunks are written out, except for
+ * transactions being read back.</li>
+ * </ul>
+ * A settings edit thus applies to data buffered after it, and to everything at once when the all-data
+ * threshold drops below the current use.
+ *
+ * <p><b>Disk layout.</b> Events on disk are {@link io.tributary.core.event.BinlogEventRecord}s gathered in
+ * chunks of at most {@value #CHUNK_BYTES} bytes (1/64 of the budget); a chunk's key is the index of its first event in the
+ * transaction, so one iterator reads a transaction's chunks in event order and memory segments fill the
+ * gaps between them. {@link BufferedTransaction#release()} removes a transaction with one range delete.
+ *
+ * <p><b>Threading.</b> Thread-safe: appends from many shard reader threads, read-back and release from
+ * the sorter, and settings edits from the admin thread share one lock for accounting and placement. A
+ * given transaction is appended to by one thread and read back by one thread. Spilled data is read back
+ * outside the lock.
+ */
+public final class TransactionBuffer implements AutoCloseable {
+
+    /** Bytes counted for an event's object headers and references, on top of its raw length. */
+    public static final int EVENT_OVERHEAD = 96;
+    /** Largest target size of a spill chunk; smaller budgets get 1/64 of the budget, at least 16 KB. */
+    public static final int CHUNK_BYTES = 512 * 1024;
+
+    private final LivePersistSettings settings;
+    private final SpillStore store;
+    private final Consumer<PersistSettings> onEdit = this::settingsChanged;
+    private final Set<BufferedTransaction> open = new LinkedHashSet<>();
+    private final AtomicLong nextId = new AtomicLong();
+    private long memoryUsed;
+    private long spilledBytes;
+    private boolean closed;
+
+    /** A buffer spilling to {@code store}; it follows edits of {@code settings} until closed. */
+    public TransactionBuffer(LivePersistSettings settings, SpillStore store) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.store = Objects.requireNonNull(store, "store");
+        settings.addListener(onEdit);
+    }
+
+    /**
+     * Starts buffering a shard transaction.
+     *
+     * @param shard the shard's configured name
+     * @param key   the transaction's name for errors and logs: its GTID or {@code file:position}
+     * @param fde   the shard's format description, to decode events read back from disk
+     */
+    public synchronized BufferedTransaction begin(String shard, String key, FormatDescription fde) {
+        if (closed) {
+            throw new IllegalStateException("transaction buffer closed");
+        }
+        BufferedTransaction t = new BufferedTransaction(this, nextId.getAndIncrement(), shard, key, fde);
+        open.add(t);
+        return t;
+    }
+
+    /** Bytes the buffer holds in memory, by its own accounting. */
+    public synchronized long memoryUsed() {
+        return memoryUsed;
+    }
+
+    /** Bytes of event records currently spilled (live, not yet released). */
+    public synchronized long spilledBytes() {
+        return spilledBytes;
+    }
+
+    /** Bytes the spill store uses on disk and in its memtables. */
+    public long spillStoreBytes() {
+        return store.sizeBytes();
+    }
+
+    /** Transactions begun and not yet released. */
+    public synchronized int openTransactions() {
+        return open.size();
+    }
+
+    public PersistSettings settings() {
+        return settings.current();
+    }
+
+    /** Capacity of a new spill chunk: 1/64 of the budget, between 16 KB and {@link #CHUNK_BYTES}. */
+    int chunkBytes() {
+        return (int) Math.max(16 * 1024, Math.min(CHUNK_BYTES, settings.current().memoryLimitBytes() / 64));
+    }
+
+    SpillStore store() {
+        return store;
+    }
+
+    /** Where the next event of {@code t} goes; called with the lock held. */
+    boolean placeOnDisk(BufferedTransaction t, long cost, long transactionBytesAfter) {
+        PersistSettings s = settings.current();
+        if (!s.persistOn()) {
+            if (memoryUsed + cost > s.memoryLimitBytes()) {
+                TransactionBufferFullException e = new TransactionBufferFullException(t.shard(), t.key(),
+                        s.memoryLimitBytes(), "shard " + t.shard() + ": transaction " + t.key() + " does not fit the"
+                        + " buffer: storage.memoryLimit=" + ByteSize.format(s.memoryLimitBytes()) + " ("
+                        + s.memoryLimitBytes() + " bytes), the transaction holds " + t.bytes() + " bytes in "
+                        + t.eventCount() + " events, the buffer uses " + memoryUsed + " bytes, the next event needs "
+                        + cost + ", and storage.isPersistOn=false forbids spilling to disk. Turn storage.isPersistOn"
+                        + " on or raise storage.memoryLimit.");
+                t.fail(e);
+                throw e;
+            }
+            return false;
+        }
+        if (s.mode() == PersistMode.FORCE) {
+            return true;
+        }
+        if (transactionBytesAfter > s.txnThresholdBytes()) {
+            if (t.hasMemorySegments()) {
+                t.moveToDisk();
+            }
+            return true;
+        }
+        return memoryUsed >= s.newThresholdBytes();
+    }
+
+    /** After an append: move everything to disk when use passed the all-data threshold. Lock held. */
+    void afterAppend() {
+        PersistSettings s = settings.current();
+        if (s.persistOn() && memoryUsed > s.allThresholdBytes()) {
+            moveAllToDisk();
+        }
+    }
+
+    private synchronized void settingsChanged(PersistSettings s) {
+        if (s.persistOn() && memoryUsed > s.allThresholdBytes()) {
+            moveAllToDisk();
+        }
+    }
+
+    private void moveAllToDisk() {
+        for (BufferedTransaction t : new ArrayList<>(open)) {
+            if (!t.isReading()) {
+                t.moveToDisk();
+                t.flushChunkToDisk();
+            }
+        }
+    }
+
+    void addMemory(long bytes) {
+        memoryUsed += bytes;
+    }
+
+    void addSpilled(long bytes) {
+        spilledBytes += bytes;
+    }
+
+    void forget(BufferedTransaction t) {
+        open.remove(t);
+    }
+
+    /** Releases every open transaction, stops following the settings. Does not close the store. */
+    @Override
+    public void close() {
+        List<BufferedTransaction> all;
+        synchronized (this) {
+            closed = true;
+            all = new ArrayList<>(open);
+        }
+        all.forEach(BufferedTransaction::release);
+        settings.removeListener(onEdit);
+    }
+
+    @Override
+    public synchronized String toString() {
+        return "TransactionBuffer[open=" + open.size() + ", memory=" + memoryUsed + " bytes, spilled=" + spilledBytes
+                + " bytes, " + settings.current() + "]";
+    }
+}

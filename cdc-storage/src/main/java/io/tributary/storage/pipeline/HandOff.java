@@ -1,0 +1,164 @@
+package io.tributary.storage.pipeline;
+
+import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.EventFactory;
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.ExceptionHandler;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.TimeoutException;
+import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.ProducerType;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * One bounded hand-over between pipeline stages: an LMAX Disruptor ring of {@code ringSize} slots and
+ * one consumer thread named {@code <name>-<n>}.
+ *
+ * <p><b>Full-queue policy: BLOCK.</b> {@link #publish} waits while the ring is full, so a slow stage
+ * holds back the one before it (a blocked shard reader is the back-pressure); discarding would lose
+ * events and bypassing would reorder them. Items reach the consumer in publication order.
+ *
+ * <p>Slots come from a factory constant and are cleared after the consumer ran, so no item (a large
+ * transaction) stays reachable from the ring.
+ *
+ * <p>A consumer that throws puts the hand-over in a terminal FAILED state: the failure is kept, later
+ * items are discarded (so producers blocked on a full ring are released) and every later
+ * {@link #publish} throws it. {@link #close} drains what was published, then stops the thread, within a
+ * time limit.
+ *
+ * @param <T> the item handed over
+ */
+public final class HandOff<T> implements AutoCloseable {
+
+    private static final class Slot<T> {
+        T item;
+    }
+
+    @SuppressWarnings("rawtypes")
+    private static final EventFactory SLOT_FACTORY = Slot::new;
+
+    private final String name;
+    private final Disruptor<Slot<T>> disruptor;
+    private final RingBuffer<Slot<T>> ring;
+    private volatile Throwable failure;
+    private volatile boolean closed;
+
+    /**
+     * @param name      the stage's name, for its thread and errors
+     * @param ringSize  slots in the ring, a power of two
+     * @param producers SINGLE when one thread publishes, MULTI when several (the shard readers)
+     * @param consumer  the next stage; runs on this hand-over's thread
+     */
+    @SuppressWarnings("unchecked")
+    public HandOff(String name, int ringSize, ProducerType producers, Consumer<? super T> consumer) {
+        this.name = Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(consumer, "consumer");
+        if (ringSize < 1 || Integer.bitCount(ringSize) != 1) {
+            throw new IllegalArgumentException("Invalid value " + ringSize + " for ring size of " + name
+                    + ": must be a power of two");
+        }
+        AtomicInteger threads = new AtomicInteger();
+        disruptor = new Disruptor<Slot<T>>((EventFactory<Slot<T>>) SLOT_FACTORY, ringSize, r -> {
+            Thread t = new Thread(r, name + "-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }, producers, new BlockingWaitStrategy());
+        EventHandler<Slot<T>> handler = (slot, sequence, endOfBatch) -> {
+            T item = slot.item;
+            slot.item = null;
+            if (failure == null) {
+                consumer.accept(item);
+            }
+        };
+        disruptor.handleEventsWith(handler);
+        disruptor.setDefaultExceptionHandler(new ExceptionHandler<Slot<T>>() {
+            @Override
+            public void handleEventException(Throwable ex, long sequence, Slot<T> slot) {
+                slot.item = null;
+                if (failure == null) {
+                    failure = ex;
+                }
+            }
+
+            @Override
+            public void handleOnStartException(Throwable ex) {
+                failure = ex;
+            }
+
+            @Override
+            public void handleOnShutdownException(Throwable ex) {
+                if (failure == null) {
+                    failure = ex;
+                }
+            }
+        });
+        ring = disruptor.start();
+    }
+
+    /**
+     * Hands {@code item} to the next stage, waiting while the ring is full.
+     *
+     * @throws IllegalStateException when the next stage failed (with its failure as the cause) or the
+     *         hand-over is closed
+     */
+    public void publish(T item) {
+        Objects.requireNonNull(item, "item");
+        checkUsable();
+        long seq = ring.next();
+        try {
+            ring.get(seq).item = item;
+        } finally {
+            ring.publish(seq);
+        }
+    }
+
+    /** Slots free right now. */
+    public long remainingCapacity() {
+        return ring.remainingCapacity();
+    }
+
+    public int ringSize() {
+        return ring.getBufferSize();
+    }
+
+    /** The consumer's failure, or null. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    private void checkUsable() {
+        Throwable f = failure;
+        if (f != null) {
+            throw new IllegalStateException("stage " + name + " failed; it accepts no more items: " + f, f);
+        }
+        if (closed) {
+            throw new IllegalStateException("stage " + name + " is closed");
+        }
+    }
+
+    /** Lets the consumer finish what was published, then stops its thread; gives up after {@code timeout}. */
+    public void close(Duration timeout) {
+        closed = true;
+        try {
+            disruptor.shutdown(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            disruptor.halt();
+            throw new IllegalStateException("stage " + name + " did not drain within " + timeout + "; halted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    @Override
+    public String toString() {
+        return "HandOff[" + name + ", ring=" + ring.getBufferSize() + ", free=" + ring.remainingCapacity()
+                + (failure == null ? "" : ", FAILED: " + failure) + "]";
+    }
+}
