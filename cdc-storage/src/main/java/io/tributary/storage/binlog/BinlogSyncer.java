@@ -40,6 +40,8 @@ final class BinlogSyncer implements Runnable {
     private final SyncPolicy policy;
     private final Duration interval;
     private final Duration retryInterval;
+    /** Version of the written state last made durable; the state's version at construction is durable. */
+    private long synced;
     private volatile Throwable fatal;
 
     BinlogSyncer(WrittenState written, CheckpointFile checkpointFile, DurabilityTracker tracker, BinlogHealthState health,
@@ -51,6 +53,7 @@ final class BinlogSyncer implements Runnable {
         this.policy = config.sync();
         this.interval = config.syncInterval();
         this.retryInterval = config.ioRetryInterval();
+        this.synced = written.version();
     }
 
     /** An unexpected error that ended the thread, or null. */
@@ -60,7 +63,6 @@ final class BinlogSyncer implements Runnable {
 
     @Override
     public void run() {
-        long synced = written.version();
         try {
             while (true) {
                 long version = written.awaitChange(synced);
