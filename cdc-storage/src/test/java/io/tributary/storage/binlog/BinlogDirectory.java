@@ -2,6 +2,7 @@ package io.tributary.storage.binlog;
 
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.GtidEvent;
 import io.tributary.core.event.GtidListEvent;
@@ -18,18 +19,37 @@ import java.util.TreeMap;
 
 /** Test view of a binlog directory: every file decoded in full by the core decoder. */
 final class BinlogDirectory {
+    private static final java.util.Set<EventType> KEEP_BODIES = java.util.EnumSet.of(EventType.GTID,
+            EventType.MARIA_GTID, EventType.PREVIOUS_GTIDS, EventType.GTID_LIST, EventType.TABLE_MAP, EventType.QUERY);
+
     private BinlogDirectory() {
     }
 
     /** Every binlog file of {@code dir} by name, with all its events (fails on any damage). */
     static Map<String, List<BinlogEvent>> read(Path dir) {
+        return read(dir, DecoderOptions.FULL);
+    }
+
+    /**
+     * Like {@link #read(Path)}; with {@link DecoderOptions#HEADERS_ONLY} the bodies of GTID, previous-GTID,
+     * table map and query events are still decoded (checksums are verified for all).
+     */
+    static Map<String, List<BinlogEvent>> read(Path dir, DecoderOptions options) {
         Map<String, List<BinlogEvent>> files = new TreeMap<>();
         try (var list = Files.list(dir)) {
             for (Path p : list.sorted().toList()) {
                 String name = p.getFileName().toString();
                 if (BinlogFiles.fileNumber(name).isPresent()) {
                     List<BinlogEvent> events = new ArrayList<>();
-                    new BinlogEventDecoder(name, Files.readAllBytes(p)).forEachRemaining(events::add);
+                    BinlogEventDecoder d = new BinlogEventDecoder(name, Files.readAllBytes(p), options);
+                    while (d.hasNext()) {
+                        BinlogEvent e = d.next();
+                        if (e.body() == null && KEEP_BODIES.contains(e.type())) {
+                            e = BinlogEventDecoder.continuing(name, d.formatDescription(), e.offset(), e.buffer(),
+                                    e.bufferOffset(), e.length(), DecoderOptions.FULL).next();
+                        }
+                        events.add(e);
+                    }
                     files.put(name, events);
                 }
             }

@@ -82,7 +82,7 @@ class GlobalBinlogCrashTest {
                 "binlog.file.size", "65536", "binlog.sync", sync, "binlog.server.id", "7"));
         RecoveredBinlog recovered = BinlogRecovery.recover(config);
         long resume = CrashFeed.resumeIndex(recovered);
-        Map<String, List<BinlogEvent>> files = BinlogDirectory.read(dir);
+        Map<String, List<BinlogEvent>> files = BinlogDirectory.read(dir, io.tributary.core.event.DecoderOptions.HEADERS_ONLY);
         List<Long> feedIndexes = new ArrayList<>();
         long lastSeq = 0;
         for (List<BinlogEvent> events : files.values()) {
