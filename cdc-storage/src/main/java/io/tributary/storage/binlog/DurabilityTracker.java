@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -102,7 +101,7 @@ public final class DurabilityTracker {
                 if (left <= 0) {
                     return false;
                 }
-                moved.awaitNanos(Math.min(left, TimeUnit.SECONDS.toNanos(1)));
+                moved.awaitNanos(left);
             }
             return true;
         } finally {

@@ -422,6 +422,10 @@ public final class GlobalBinlogWriter implements Closeable {
             Thread.currentThread().interrupt();
         }
         tracker.wakeAll();
+        if (syncer.fatal() != null || !tracker.current().position().equals(writtenPosition())) {
+            log.warn("closing with {} not durable (durable end {}, health {})", writtenPosition(), tracker.current(),
+                    health.current());
+        }
         synchronized (this) {
             segment.close();
             buf.release();
