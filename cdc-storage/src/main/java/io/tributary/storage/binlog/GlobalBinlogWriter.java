@@ -88,7 +88,8 @@ public final class GlobalBinlogWriter implements Closeable {
     private final BinlogSyncer syncer;
     private final Thread syncerThread;
     private final BinlogPurger purger;
-    private final ByteBuf buf = Unpooled.buffer(FLUSH_BYTES + (64 << 10));
+    /** Direct: a heap buffer would be copied into a direct one on every channel write. */
+    private final ByteBuf buf = Unpooled.directBuffer(FLUSH_BYTES + (64 << 10));
     private final byte[] gtidCopy = new byte[MYSQL_GTID_EVENT_SIZE];
     private final CRC32 crc = new CRC32();
 
