@@ -128,7 +128,7 @@ public final class GlobalBinlogWriter implements Closeable {
     public static GlobalBinlogWriter open(BinlogConfig config, RecoveredBinlog recovered, Clock clock) throws IOException {
         Path dir = config.dir();
         Files.createDirectories(dir);
-        UUID uuid = ServerUuid.loadOrCreate(dir);
+        UUID uuid = ServerUuid.loadOrCreate(dir, recovered.isFresh());
         boolean fsync = config.sync() != SyncPolicy.NONE;
         GlobalBinlogWriter w;
         if (recovered.isFresh()) {

@@ -19,8 +19,11 @@ public final class ServerUuid {
     private ServerUuid() {
     }
 
-    /** Reads the UUID from {@code dir}, creating it (durably) on first use. */
-    public static UUID loadOrCreate(Path dir) throws IOException {
+    /**
+     * Reads the UUID from {@code dir}, creating it (durably) when {@code mayCreate}: only for a fresh
+     * binlog, since the GTIDs of existing files are under the UUID that was kept.
+     */
+    public static UUID loadOrCreate(Path dir, boolean mayCreate) throws IOException {
         Path file = dir.resolve(BinlogFiles.SERVER_UUID_FILE);
         if (Files.exists(file)) {
             for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
@@ -34,6 +37,10 @@ public final class ServerUuid {
                 }
             }
             throw new IOException(file + ": no '" + KEY + "' line");
+        }
+        if (!mayCreate) {
+            throw new BinlogRecoveryException(file + " is missing but binlog files exist: their GTIDs are under the UUID it"
+                    + " held; restore it (the UUID is also in every GTID event of the files)");
         }
         UUID uuid = UUID.randomUUID();
         Path tmp = dir.resolve(BinlogFiles.SERVER_UUID_FILE + BinlogFiles.TEMP_SUFFIX);

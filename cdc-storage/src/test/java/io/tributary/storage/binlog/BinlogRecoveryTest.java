@@ -133,6 +133,18 @@ class BinlogRecoveryTest {
     }
 
     @Test
+    void shouldRefuseToInventANewServerUuidForExistingFiles(@TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 4096, SyncPolicy.NONE);
+        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
+            w.append(feed.next());
+        }
+        Files.delete(dir.resolve(BinlogFiles.SERVER_UUID_FILE));
+        assertThatThrownBy(() -> GlobalBinlogWriterTest.open(config)).isInstanceOf(BinlogRecoveryException.class)
+                .hasMessageContaining("auto.cnf is missing but binlog files exist");
+    }
+
+    @Test
     void shouldReportDamageInsideTheDurablePartWithFileAndOffset(@TempDir Path dir) throws Exception {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 1 << 20, SyncPolicy.COMMIT);
         Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
