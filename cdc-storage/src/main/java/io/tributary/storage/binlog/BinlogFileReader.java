@@ -1,0 +1,205 @@
+package io.tributary.storage.binlog;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.GtidEvent;
+import io.tributary.core.event.MariaGtidEvent;
+import io.tributary.core.event.RotateEvent;
+import io.tributary.core.packet.ComBinlogDumpGtid;
+import io.tributary.core.reader.MariaDbGtidPosition;
+import io.tributary.core.reader.MySqlGtidSet;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+
+/**
+ * Tails the global binlog for one subscriber: events in file order from a file/position or from a GTID
+ * set, following ROTATE events into the next file, and never past the durable mark (invariant 6). When
+ * it has caught up it blocks on the writer's {@link DurabilityTracker} until the mark moves; it does not
+ * poll the disk.
+ *
+ * <p>Starting from a GTID set, the start file is found in the {@link BinlogIndex} (the newest file whose
+ * previous GTIDs the subscriber already has; no file is scanned for it), and the transactions of that
+ * file the subscriber already has are skipped. File headers (format description, previous GTIDs) and
+ * rotates are always returned.
+ *
+ * <p>Returned events stay valid after later calls (their buffers are never reused). Not thread-safe: one
+ * reader per subscriber.
+ */
+public final class BinlogFileReader implements Closeable {
+
+    /** Which transactions the subscriber already has. */
+    private interface Executed {
+        boolean contains(long sequence);
+    }
+
+    private final Path dir;
+    private final BinlogIndex index;
+    private final DurabilityTracker tracker;
+    private final UUID serverUuid;
+    private final Executed executed;
+    private BinlogEventScanner scanner;
+    private long fileNumber;
+    private BinlogEvent formatDescription;
+    private String pendingRotate;
+    private boolean skipping;
+
+    private BinlogFileReader(GlobalBinlogWriter writer, Executed executed) {
+        this.dir = writer.config().dir();
+        this.index = writer.index();
+        this.tracker = writer.durability();
+        this.serverUuid = writer.serverUuid();
+        this.executed = executed;
+    }
+
+    /**
+     * A reader at {@code start}. Position 4 starts with the file's format description; a later position
+     * must be an event boundary (as a replica's file/position is).
+     */
+    public static BinlogFileReader at(GlobalBinlogWriter writer, BinlogPosition start) throws IOException {
+        BinlogFileReader r = new BinlogFileReader(writer, s -> false);
+        if (writer.index().find(start.file()).isEmpty()) {
+            throw new NoSuchFileException(start.file(), null, "not in " + BinlogFiles.INDEX_FILE + " (purged or never written)");
+        }
+        r.open(start.file());
+        if (start.position() > BinlogFiles.FIRST_EVENT) {
+            r.formatDescription = r.readHeaderEvent();
+            r.scanner.seek(start.position());
+        }
+        return r;
+    }
+
+    /**
+     * A reader that starts after the transactions in {@code gtidSet}: MySQL text form
+     * ({@code uuid:1-42}) for the MySQL flavor, a MariaDB GTID position ({@code 0-1-42}) for MariaDB.
+     *
+     * @throws NoSuchFileException when the transactions the subscriber lacks were purged
+     */
+    public static BinlogFileReader fromGtids(GlobalBinlogWriter writer, String gtidSet) throws IOException {
+        Executed executed;
+        long upTo;
+        if (writer.flavor().isMariaDb()) {
+            MariaDbGtidPosition.parse(gtidSet); // validates the text
+            long seq = 0;
+            for (String part : gtidSet.isBlank() ? new String[0] : gtidSet.split(",")) {
+                String[] f = part.strip().split("-");
+                if (Long.parseLong(f[0]) == writer.config().domainId()) {
+                    seq = Long.parseLong(f[2]);
+                }
+            }
+            long have = seq;
+            executed = s -> s <= have;
+            upTo = seq;
+        } else {
+            MySqlGtidSet set = MySqlGtidSet.parse(gtidSet);
+            UUID uuid = writer.serverUuid();
+            executed = s -> set.contains(uuid, s);
+            upTo = 0;
+            for (ComBinlogDumpGtid.Sid sid : set.toSids()) {
+                if (sid.uuid().equals(uuid) && !sid.intervals().isEmpty() && sid.intervals().get(0).start() == 1) {
+                    upTo = sid.intervals().get(0).endExclusive() - 1;
+                }
+            }
+        }
+        BinlogIndex.Entry start = writer.index().startFor(upTo).orElseThrow(() -> new NoSuchFileException(
+                writer.index().entries().get(0).file(), null, "the subscriber's GTID set [" + gtidSet
+                        + "] lacks transactions that were purged before this file"));
+        BinlogFileReader r = new BinlogFileReader(writer, executed);
+        r.open(start.file());
+        return r;
+    }
+
+    /** The current file's format description event, once read (for a dump server to send first). */
+    public BinlogEvent formatDescriptionEvent() {
+        return formatDescription;
+    }
+
+    /** Where the next event starts. */
+    public BinlogPosition position() {
+        return new BinlogPosition(scanner.name(), scanner.position());
+    }
+
+    /**
+     * The next durable event, waiting up to {@code timeout} for one.
+     *
+     * @return the event, or {@code null} when none became durable in time
+     */
+    public BinlogEvent next(Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (pendingRotate != null) {
+                open(pendingRotate);
+                pendingRotate = null;
+            }
+            DurableMark mark = tracker.current();
+            long durableFile = mark.position().fileNumber();
+            long limit = durableFile == fileNumber ? mark.position().position()
+                    : durableFile > fileNumber ? scanner.fileSize() : 0;
+            BinlogEvent e = scanner.next(limit);
+            if (e != null) {
+                if (deliver(e)) {
+                    return e;
+                }
+                continue;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return null;
+            }
+            if (durableFile > fileNumber) {
+                throw new IOException(scanner.name() + " ends at " + scanner.position()
+                        + " without a ROTATE although later files are durable (" + mark + ")");
+            }
+            tracker.awaitBeyond(position(), Duration.ofNanos(left));
+        }
+    }
+
+    /** Tracks headers, rotation and skipping; whether to hand {@code e} to the subscriber. */
+    private boolean deliver(BinlogEvent e) {
+        EventType type = e.type();
+        if (type == EventType.FORMAT_DESCRIPTION) {
+            formatDescription = e;
+            return true;
+        }
+        if (type == EventType.ROTATE) {
+            pendingRotate = scanner.decode(e).body(RotateEvent.class).nextFile();
+            return true;
+        }
+        if (type == EventType.GTID) {
+            GtidEvent g = scanner.decode(e).body(GtidEvent.class);
+            skipping = g.sid().equals(serverUuid) && executed.contains(g.gno());
+        } else if (type == EventType.MARIA_GTID) {
+            skipping = executed.contains(scanner.decode(e).body(MariaGtidEvent.class).sequence());
+        } else if (type == EventType.PREVIOUS_GTIDS || type == EventType.GTID_LIST) {
+            return true;
+        }
+        return !skipping;
+    }
+
+    private void open(String file) throws IOException {
+        if (scanner != null) {
+            scanner.close();
+        }
+        scanner = BinlogEventScanner.open(dir.resolve(file));
+        fileNumber = BinlogFiles.requireFileNumber(file);
+        skipping = false;
+    }
+
+    private BinlogEvent readHeaderEvent() throws IOException {
+        BinlogEvent fde = scanner.next(scanner.fileSize());
+        if (fde == null || fde.type() != EventType.FORMAT_DESCRIPTION) {
+            throw new IOException(scanner.name() + ": no format description at offset 4");
+        }
+        return fde;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (scanner != null) {
+            scanner.close();
+        }
+    }
+}

@@ -1,0 +1,436 @@
+package io.tributary.storage.binlog;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.BinlogEventEncoder;
+import io.tributary.core.event.BinlogFlavor;
+import io.tributary.core.event.GtidListEvent;
+import io.tributary.core.event.PreviousGtidsEvent;
+import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.order.GlobalTransaction;
+import io.tributary.storage.checkpoint.BinlogCheckpoint;
+import io.tributary.storage.checkpoint.CheckpointFile;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the global binlog: {@code binlog.000001, binlog.000002, ...} and {@code binlog.index} under
+ * {@code binlog.dir}. Each file is the magic, a FORMAT_DESCRIPTION, PREVIOUS_GTIDS (MySQL) or GTID_LIST
+ * (MariaDB) with every GTID of the earlier files, whole transactions, and a ROTATE to the next file.
+ *
+ * <p>Framing of one {@link GlobalTransaction} with GTID sequence number {@code n}:
+ * <pre>
+ * MySQL   ROWS: GTID uuid:n, QUERY BEGIN, TABLE_MAP..., rows..., XID n     DDL: GTID uuid:n, QUERY ddl
+ * MariaDB ROWS: GTID d-s-n (transactional), TABLE_MAP..., rows..., XID n  DDL: GTID d-s-n (standalone, ddl), QUERY ddl
+ * </pre>
+ * GTID sequence numbers are one gap-free sequence under the daemon's own server UUID ({@link ServerUuid})
+ * or domain/server id; they continue across files and restarts. The MySQL logical clock is serial and
+ * restarts in every file ({@code last_committed = sequence_number - 1}), as a server writes it.
+ *
+ * <p>The MySQL GTID's {@code transaction_length} is always written in the 9-byte packed form
+ * ({@code 0xfe} + 8 bytes) and patched (value and the event's CRC32) once the transaction's end is known.
+ * The GTID event thus has a fixed size, every later event's {@code log_pos} is known while it is encoded,
+ * and a transaction of any size is written in one pass, streamed to the file in chunks of
+ * {@value #FLUSH_BYTES} bytes. Readers decode a packed integer by its first byte, so the non-minimal form
+ * reads back as the same value (MySQL's {@code net_field_length_ll}, mysql-binlog-connector-java, our
+ * decoder).
+ *
+ * <p>Rotation happens only between transactions: after a transaction that brings the file to
+ * {@code binlog.file.size} or more, or on {@link #rotate()} ({@code FLUSH BINARY LOGS}). The old file
+ * is fsynced before the new one is created, so a durable position in a later file implies the whole
+ * earlier file is durable.
+ *
+ * <p>Durability is the {@link BinlogSyncer}'s job (see there for the order fsync, checkpoint, publish).
+ * A write error (a full disk) undoes the partial write, so the file ends on an event boundary (a
+ * transaction boundary unless the transaction is larger than one chunk; the unfinished transaction is
+ * never published and recovery drops it), marks the binlog DOWN, and retries every
+ * {@code binlog.io.retry.interval}, blocking the caller (the merger) meanwhile. Writing resumes by
+ * itself once there is space again.
+ *
+ * <p>Threading: {@link #append}, {@link #rotate}, {@link #purge} and {@link #close} are synchronized;
+ * one thread (the merger's output stage) appends, an admin thread may rotate or purge. Subscribers use
+ * {@link #durability()} and {@link #index()} from any thread.
+ */
+public final class GlobalBinlogWriter implements Closeable {
+    private static final Logger log = LoggerFactory.getLogger(GlobalBinlogWriter.class);
+
+    /** The write buffer is handed to the file once it holds this much, mid-transaction if need be. */
+    static final int FLUSH_BYTES = 1 << 20;
+    /** Any value of 2^24 or more is written in the 9-byte packed form. */
+    private static final long LENGTH_PLACEHOLDER = 1L << 24;
+    static final int MYSQL_GTID_EVENT_SIZE = BinlogEventEncoder.gtidEventSize(LENGTH_PLACEHOLDER);
+    /** Offset in the GTID event of the 8 bytes after the packed-length marker 0xfe. */
+    private static final int LENGTH_VALUE_OFFSET = 19 + 1 + 16 + 8 + 1 + 8 + 8 + 7 + 1;
+    private static final long THREAD_ID = 1;
+    private static final byte[] STATUS_VARIABLES = BinlogEventEncoder.standardStatusVariables(0, 45, 45, 45);
+
+    private final BinlogConfig config;
+    private final Path dir;
+    private final Clock clock;
+    private final BinlogEventEncoder encoder;
+    private final UUID serverUuid;
+    private final BinlogIndex index;
+    private final WrittenState written;
+    private final DurabilityTracker tracker;
+    private final BinlogHealthState health;
+    private final BinlogSyncer syncer;
+    private final Thread syncerThread;
+    private final BinlogPurger purger;
+    /** Direct: a heap buffer would be copied into a direct one on every channel write. */
+    private final ByteBuf buf = Unpooled.directBuffer(FLUSH_BYTES + (64 << 10));
+    private final byte[] gtidCopy = new byte[MYSQL_GTID_EVENT_SIZE];
+    private final CRC32 crc = new CRC32();
+
+    private BinlogSegment segment;
+    private long filePreviousSequence;
+    private long lastSequence;
+    private boolean closed;
+
+    private GlobalBinlogWriter(BinlogConfig config, Clock clock, UUID serverUuid, BinlogIndex index, BinlogSegment segment,
+            BinlogCheckpoint checkpoint) {
+        this.config = config;
+        this.dir = config.dir();
+        this.clock = clock;
+        this.encoder = new BinlogEventEncoder(config.flavor(), config.serverId());
+        this.serverUuid = serverUuid;
+        this.index = index;
+        this.segment = segment;
+        this.filePreviousSequence = index.last().previousSequence();
+        this.lastSequence = checkpoint.lastSequence();
+        this.written = new WrittenState(segment, checkpoint.position(), checkpoint.lastSequence(), checkpoint.shards());
+        this.tracker = new DurabilityTracker(new DurableMark(new BinlogPosition(checkpoint.file(), checkpoint.position()),
+                checkpoint.lastSequence()));
+        this.health = new BinlogHealthState(clock);
+        boolean fsync = config.sync() != SyncPolicy.NONE;
+        this.syncer = new BinlogSyncer(written, new CheckpointFile(dir.resolve(BinlogFiles.CHECKPOINT_FILE), fsync),
+                tracker, health, config);
+        this.purger = new BinlogPurger(config, index);
+        this.syncerThread = new Thread(syncer, "binlog-syncer");
+        this.syncerThread.setDaemon(true);
+    }
+
+    /**
+     * Opens the writer on what {@link BinlogRecovery} left: appends to its last file at the checkpoint, or
+     * creates {@code binlog.000001} in a fresh directory.
+     */
+    public static GlobalBinlogWriter open(BinlogConfig config, RecoveredBinlog recovered, Clock clock) throws IOException {
+        Path dir = config.dir();
+        Files.createDirectories(dir);
+        UUID uuid = ServerUuid.loadOrCreate(dir, recovered.isFresh());
+        boolean fsync = config.sync() != SyncPolicy.NONE;
+        GlobalBinlogWriter w;
+        if (recovered.isFresh()) {
+            String name = BinlogFiles.fileName(1);
+            BinlogSegment seg = BinlogSegment.create(dir.resolve(name));
+            BinlogEventEncoder enc = new BinlogEventEncoder(config.flavor(), config.serverId());
+            seg.write(fileHeader(enc, config, uuid, 0, clock.millis() / 1000));
+            seg.force();
+            BinlogIndex.write(dir, List.of(name), true);
+            BinlogCheckpoint first = new BinlogCheckpoint(name, seg.size(), 0, Map.of());
+            new CheckpointFile(dir.resolve(BinlogFiles.CHECKPOINT_FILE), true).write(first);
+            BinlogIndex index = new BinlogIndex(dir, fsync, List.of(new BinlogIndex.Entry(name, 0)));
+            w = new GlobalBinlogWriter(config, clock, uuid, index, seg, first);
+            log.info("created {} in {} ({}, server uuid {})", name, dir, config.flavor(), uuid);
+        } else {
+            BinlogCheckpoint cp = recovered.checkpoint().orElseThrow();
+            BinlogIndex index = new BinlogIndex(dir, fsync, recovered.files());
+            BinlogSegment seg = BinlogSegment.openAt(dir.resolve(cp.file()), cp.position());
+            w = new GlobalBinlogWriter(config, clock, uuid, index, seg, cp);
+            log.info("appending to {} at {} after GTID sequence {}", cp.file(), cp.position(), cp.lastSequence());
+        }
+        w.syncerThread.start();
+        return w;
+    }
+
+    public UUID serverUuid() {
+        return serverUuid;
+    }
+
+    public BinlogFlavor flavor() {
+        return config.flavor();
+    }
+
+    public BinlogConfig config() {
+        return config;
+    }
+
+    /** The durable end; subscribers never read past it. */
+    public DurabilityTracker durability() {
+        return tracker;
+    }
+
+    public BinlogIndex index() {
+        return index;
+    }
+
+    /** UP, or DOWN with what failed (a full disk). */
+    public BinlogHealth health() {
+        return health.current();
+    }
+
+    /** GTID sequence number of the last transaction written (not necessarily durable yet). */
+    public synchronized long lastSequence() {
+        return lastSequence;
+    }
+
+    /** The written end (not necessarily durable yet). */
+    public synchronized BinlogPosition writtenPosition() {
+        return new BinlogPosition(segment.name(), segment.size());
+    }
+
+    /**
+     * Writes one transaction and returns its GTID sequence number. It becomes durable, and visible to
+     * subscribers, when the syncer has fsynced it and stored its checkpoints.
+     *
+     * <p>Blocks while the disk refuses writes, retrying. If the transaction's events fail (a bad event,
+     * the spill store), nothing of it stays in the file and the sequence number is not used.
+     */
+    public synchronized long append(GlobalTransaction txn) throws IOException {
+        ensureOpen();
+        long start = segment.size();
+        long sequence = lastSequence + 1;
+        try {
+            writeTransaction(txn, sequence);
+        } catch (RuntimeException | IOException e) {
+            buf.clear();
+            segment.truncate(start);
+            throw e;
+        }
+        lastSequence = sequence;
+        written.advance(segment, segment.size(), sequence, txn.checkpoints());
+        if (segment.size() >= config.fileSizeBytes()) {
+            rotateFile();
+        }
+        return sequence;
+    }
+
+    /** Closes the current file with a ROTATE and starts the next one ({@code FLUSH BINARY LOGS}). */
+    public synchronized void rotate() throws IOException {
+        ensureOpen();
+        rotateFile();
+    }
+
+    /** Deletes the oldest files beyond {@code binlog.retention.size} / {@code .time}; never the current one. */
+    public synchronized List<String> purge() throws IOException {
+        ensureOpen();
+        return purger.purge(clock.instant(), purgeBound());
+    }
+
+    /** Files numbered below this may be purged: neither the current file nor the one the durable mark is in. */
+    private long purgeBound() {
+        return Math.min(BinlogFiles.requireFileNumber(segment.name()), tracker.current().position().fileNumber());
+    }
+
+    private void writeTransaction(GlobalTransaction txn, long sequence) throws IOException {
+        buf.clear();
+        long commitMicros = txn.commitTimeMicros();
+        long ts = commitMicros / 1_000_000;
+        long gtidAt = segment.size();
+        long seqInFile = sequence - filePreviousSequence;
+        boolean mysql = !config.flavor().isMariaDb();
+        boolean rowsKind = txn.kind() == GlobalTransaction.Kind.ROWS;
+        if (mysql) {
+            encoder.gtid(buf, gtidAt, ts, serverUuid, sequence, seqInFile - 1, seqInFile, commitMicros, LENGTH_PLACEHOLDER);
+            buf.getBytes(0, gtidCopy);
+        } else {
+            encoder.mariaGtid(buf, gtidAt, ts, config.domainId(), sequence, rowsKind
+                    ? BinlogEventEncoder.MARIA_FL_TRANSACTIONAL
+                    : BinlogEventEncoder.MARIA_FL_STANDALONE | BinlogEventEncoder.MARIA_FL_DDL);
+        }
+        boolean gtidInBuffer = true;
+        Iterator<GlobalEvent> events = txn.events();
+        if (rowsKind) {
+            if (mysql) {
+                encoder.query(buf, position(), ts, THREAD_ID, 0, "", "BEGIN", STATUS_VARIABLES);
+            }
+            while (events.hasNext()) {
+                GlobalEvent e = events.next();
+                if (e instanceof GlobalEvent.TableMap m) {
+                    encoder.tableMap(buf, position(), m.source(), m.tableId(), m.database(), m.table());
+                } else if (e instanceof GlobalEvent.Rows r) {
+                    encoder.rows(buf, position(), r.source(), r.tableId());
+                } else {
+                    throw new IllegalArgumentException("a ROWS transaction holds a query event (" + txn.provenance() + ")");
+                }
+                if (buf.readableBytes() >= FLUSH_BYTES) {
+                    flush();
+                    gtidInBuffer = false;
+                }
+            }
+            encoder.xid(buf, position(), ts, sequence);
+        } else {
+            if (!events.hasNext() || !(events.next() instanceof GlobalEvent.Query q) || events.hasNext()) {
+                throw new IllegalArgumentException("a DDL transaction must hold exactly one query event ("
+                        + txn.provenance() + ")");
+            }
+            encoder.query(buf, position(), q.timestamp(), THREAD_ID, 0, q.database(), q.sql(), STATUS_VARIABLES);
+        }
+        if (mysql) {
+            patchTransactionLength(position() - gtidAt, gtidInBuffer, gtidAt);
+        }
+        flush();
+    }
+
+    /** Offset in the file where the next encoded byte lands. */
+    private long position() {
+        return segment.size() + buf.readableBytes();
+    }
+
+    private void patchTransactionLength(long length, boolean gtidInBuffer, long gtidAt) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(gtidCopy).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putLong(LENGTH_VALUE_OFFSET, length);
+        crc.reset();
+        crc.update(gtidCopy, 0, gtidCopy.length - 4);
+        b.putInt(gtidCopy.length - 4, (int) crc.getValue());
+        if (gtidInBuffer) {
+            buf.setBytes(0, gtidCopy);
+        } else {
+            segment.overwrite(ByteBuffer.wrap(gtidCopy), gtidAt);
+        }
+    }
+
+    /** Hands the buffer to the file, retrying while the disk refuses (DOWN meanwhile). */
+    private void flush() throws IOException {
+        ByteBuffer bytes = buf.nioBuffer();
+        retrying("write " + bytes.remaining() + " bytes to " + segment.name() + " at " + segment.size(), () -> {
+            bytes.rewind();
+            segment.write(bytes);
+        });
+        buf.clear();
+    }
+
+    private void rotateFile() throws IOException {
+        BinlogSegment old = segment;
+        String nextName = BinlogFiles.fileName(BinlogFiles.requireFileNumber(old.name()) + 1);
+        long now = clock.millis() / 1000;
+        buf.clear();
+        encoder.rotate(buf, old.size(), now, nextName, BinlogFiles.FIRST_EVENT);
+        flush();
+        if (config.sync() != SyncPolicy.NONE) {
+            retrying("fsync " + old.name(), old::force);
+        }
+        Path next = dir.resolve(nextName);
+        BinlogSegment[] created = new BinlogSegment[1];
+        retrying("create " + nextName, () -> {
+            Files.deleteIfExists(next); // left by an earlier failed attempt, never published
+            BinlogSegment s = BinlogSegment.create(next);
+            try {
+                s.write(fileHeader(encoder, config, serverUuid, lastSequence, now));
+            } catch (IOException e) {
+                s.close();
+                throw e;
+            }
+            created[0] = s;
+        });
+        retrying("add " + nextName + " to " + BinlogFiles.INDEX_FILE, () -> {
+            index.append(new BinlogIndex.Entry(nextName, lastSequence));
+            if (config.sync() != SyncPolicy.NONE) {
+                CheckpointFile.syncDirectory(dir);
+            }
+        });
+        segment = created[0];
+        filePreviousSequence = lastSequence;
+        written.advance(segment, segment.size(), lastSequence, List.of());
+        old.close();
+        log.info("rotated {} ({} bytes) to {} after GTID sequence {}", old.name(), old.size(), nextName, lastSequence);
+        purger.purge(clock.instant(), purgeBound());
+    }
+
+    /** Magic, format description and previous GTIDs (every GTID up to {@code lastSequence}). */
+    static ByteBuffer fileHeader(BinlogEventEncoder enc, BinlogConfig config, UUID uuid, long lastSequence, long timestamp) {
+        ByteBuf b = Unpooled.buffer(256);
+        b.writeBytes(BinlogEventDecoder.MAGIC);
+        enc.formatDescription(b, timestamp);
+        if (config.flavor().isMariaDb()) {
+            enc.gtidList(b, b.writerIndex(), timestamp, lastSequence == 0 ? List.of()
+                    : List.of(new GtidListEvent.MariaGtid(config.domainId(), config.serverId(), lastSequence)));
+        } else {
+            enc.previousGtids(b, b.writerIndex(), timestamp, lastSequence == 0 ? List.of()
+                    : List.of(new PreviousGtidsEvent.SidIntervals(uuid, null,
+                            List.of(new PreviousGtidsEvent.Interval(1, lastSequence + 1)))));
+        }
+        try {
+            return ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(b));
+        } finally {
+            b.release();
+        }
+    }
+
+    /** An IO step the writer retries until it succeeds or the writer closes. */
+    private interface IoStep {
+        void run() throws IOException;
+    }
+
+    private void retrying(String what, IoStep step) throws IOException {
+        while (true) {
+            try {
+                step.run();
+                health.up(BinlogHealthState.Part.WRITE);
+                return;
+            } catch (IOException e) {
+                health.down(BinlogHealthState.Part.WRITE, "cannot " + what + " in " + dir + ": " + e);
+                if (closed) {
+                    throw e;
+                }
+                try {
+                    wait(config.ioRetryInterval().toMillis());
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while waiting to retry: " + what);
+                }
+                if (closed) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("global binlog writer for " + dir + " is closed");
+        }
+    }
+
+    /**
+     * Makes everything written durable (a last syncer cycle), stops the syncer and closes the file. The
+     * file is left without a STOP event: the next start appends to it.
+     */
+    @Override
+    public void close() throws IOException {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            notifyAll();
+        }
+        written.close();
+        try {
+            syncerThread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        tracker.wakeAll();
+        if (syncer.fatal() != null || !tracker.current().position().equals(writtenPosition())) {
+            log.warn("closing with {} not durable (durable end {}, health {})", writtenPosition(), tracker.current(),
+                    health.current());
+        }
+        synchronized (this) {
+            segment.close();
+            buf.release();
+        }
+        log.info("closed global binlog at {}", tracker.current());
+    }
+}
