@@ -1,0 +1,615 @@
+package io.tributary.core.order;
+
+import io.tributary.core.event.XaXid;
+import io.tributary.core.order.ShardUnit.Kind;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Merges the units of N shard streams into one global order (ARCHITECTURE.md, invariants 1 to 4).
+ *
+ * <p><b>Order.</b> Every unit gets a {@link SortKey}: the heartbeat window it falls in, its commit time,
+ * its shard index, its position. A unit is emitted once no shard can still produce a unit with a smaller
+ * key: a shard with queued units is bounded by its next unit, an idle shard by its last heartbeat. Since
+ * every shard receives every heartbeat, an idle shard holds the others back by at most one heartbeat
+ * interval. Each shard's units are taken in their own order, so per-shard order always holds.
+ *
+ * <p><b>XA.</b> A prepared branch waits, outside the order, for its commit. Its {@code XA COMMIT} is its
+ * place in its shard's order; the branches of one gtrid become one {@link Emission.Distributed} once every
+ * branch has committed, keyed by its latest commit, and each branch's shard waits at that commit for it:
+ * what follows an early branch on its shard is placed after the whole transaction. The branches that take
+ * part are those prepared when the heartbeat window of the first commit has closed on every shard (every
+ * branch prepares before any commits, so by then all prepares are known). Rolled-back branches never
+ * appear. A branch still uncommitted {@code xaMaxWait} of heartbeat time after the first commit is given up
+ * with a warning naming the gtrid and shards; its commit, if it comes, is then emitted on its own. Two XA
+ * transactions whose commits cross on two shards (possible only when they do not conflict) wait for each
+ * other; such a cycle is broken by emitting the one with the smallest key first, and logged.
+ *
+ * <p><b>Determinism.</b> Only closed heartbeat windows are ordered (every shard has passed their closing
+ * heartbeat, so everything in them has been read), and an XA group that more input could still make
+ * emittable holds back what would come after it. Heartbeat values (milliseconds, strictly increasing,
+ * shared by all shards) are the only clock. Known open case: cycles of crossing XA commits completed in a
+ * later window can still depend on arrival timing (1 in 3000 generated histories; see the simulation test).
+ *
+ * <p><b>Checkpoints.</b> Each emission carries, for every shard whose resume point moved, a
+ * {@link ShardCheckpoint}: resume at the first unit still pending, skip the ones after it already emitted.
+ * A sorter started from such checkpoints drops offered units it is told were written.
+ *
+ * <p>Not thread-safe: one sorter belongs to one thread, which offers units and drains emissions.
+ *
+ * @param <P> payload type of the units (the buffered events)
+ */
+public final class GlobalSorter<P> {
+
+    private static final Logger log = LoggerFactory.getLogger(GlobalSorter.class);
+
+    /** A queued TRANSACTION or XA_COMMIT with its key. */
+    private record Entry<P>(ShardUnit<P> unit, SortKey key) { }
+
+
+    private final class Lane {
+        final int shard;
+        final ArrayDeque<Entry<P>> queue = new ArrayDeque<>();
+        final CheckpointLedger ledger;
+        final Set<String> skip;
+        long lastHeartbeat;
+        long firstHeartbeat;
+        long effWindow;
+        long effTime;
+        long lastSequence = Long.MIN_VALUE;
+
+        Lane(int shard, ShardCheckpoint start) {
+            this.shard = shard;
+            this.ledger = new CheckpointLedger(start);
+            this.skip = new HashSet<>(start.writtenAfter());
+            this.lastHeartbeat = start.clock().heartbeat();
+            this.firstHeartbeat = start.clock().heartbeat();
+            this.effWindow = start.clock().window();
+            this.effTime = start.clock().timeMicros();
+        }
+
+        ShardCheckpoint.Clock clock() {
+            return new ShardCheckpoint.Clock(lastHeartbeat, effWindow, effTime);
+        }
+
+        /** Moves the running (window, time) maximum past a transaction or commit and returns its key. */
+        SortKey advance(ShardUnit<?> unit) {
+            long window = lastHeartbeat;
+            long time = unit.commitTimeMicros();
+            if (window < effWindow || (window == effWindow && time < effTime)) {
+                window = effWindow;
+                time = effTime;
+            }
+            effWindow = window;
+            effTime = time;
+            return new SortKey(window, time, shard, unit.sequence());
+        }
+
+
+    }
+
+    /** The branches of one gtrid seen so far. */
+    private final class XaGroup {
+        final String gtrid;
+        final Map<XaXid, ShardUnit<P>> prepared = new LinkedHashMap<>();
+        final Map<XaXid, Entry<P>> commits = new LinkedHashMap<>();
+        final Set<XaXid> abandoned = new HashSet<>();
+        long firstCommitWindow = -1;
+        boolean participantsFixed;
+
+        XaGroup(String gtrid) {
+            this.gtrid = gtrid;
+        }
+
+        boolean complete() {
+            for (XaXid x : prepared.keySet()) {
+                if (!commits.containsKey(x) && !abandoned.contains(x)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Ready: participants known, every one committed (or given up), and its commits head their lanes. */
+        boolean ready() {
+            if (!participantsFixed || !complete()) {
+                return false;
+            }
+            Map<Integer, Integer> perLane = new HashMap<>();
+            for (Entry<P> e : commits.values()) {
+                perLane.merge(e.unit().shard(), 1, Integer::sum);
+            }
+            for (Map.Entry<Integer, Integer> lane : perLane.entrySet()) {
+                int k = 0;
+                for (Entry<P> e : lanes.get(lane.getKey()).queue) {
+                    if (k == lane.getValue()) {
+                        break;
+                    }
+                    if (e.unit().kind() != Kind.XA_COMMIT || !gtrid.equals(e.unit().gtrid())) {
+                        return false;
+                    }
+                    k++;
+                }
+            }
+            return true;
+        }
+
+        SortKey key() {
+            return commits.values().stream().map(Entry::key).max(Comparator.naturalOrder()).orElseThrow();
+        }
+
+        List<Integer> shards() {
+            return commits.values().stream().map(e -> e.unit().shard()).distinct().sorted().toList();
+        }
+    }
+
+    /** What could be emitted next: a shard's head transaction, or a ready XA group. */
+    private final class Candidate {
+        private final Entry<P> single;
+        private final XaGroup group;
+        private final SortKey key;
+
+        Candidate(Entry<P> single, XaGroup group, SortKey key) {
+            this.single = single;
+            this.group = group;
+            this.key = key;
+        }
+
+        Entry<P> single() {
+            return single;
+        }
+
+        XaGroup group() {
+            return group;
+        }
+
+        SortKey key() {
+            return key;
+        }
+    }
+
+    private final List<Lane> lanes = new ArrayList<>();
+    private final long xaMaxWaitMs;
+    private final Map<String, XaGroup> groups = new LinkedHashMap<>();
+    private final ArrayDeque<Emission<P>> out = new ArrayDeque<>();
+
+    /**
+     * @param start     one checkpoint per shard, in shard index order: where its stream starts and which
+     *                  units after that point are already written (they are dropped when offered)
+     * @param xaMaxWait how long (in heartbeat time) committed XA branches wait for a missing branch
+     */
+    public GlobalSorter(List<ShardCheckpoint> start, Duration xaMaxWait) {
+        if (start.isEmpty()) {
+            throw new IllegalArgumentException("a sorter needs at least one shard");
+        }
+        for (int i = 0; i < start.size(); i++) {
+            lanes.add(new Lane(i, start.get(i)));
+        }
+        this.xaMaxWaitMs = xaMaxWait.toMillis();
+    }
+
+    /** Takes the next unit of one shard, in that shard's binlog order. */
+    public void offer(ShardUnit<P> unit) {
+        Lane lane = lane(unit.shard());
+        if (unit.sequence() <= lane.lastSequence) {
+            throw new IllegalArgumentException("shard " + unit.shard() + ": unit " + unit + " does not follow sequence "
+                    + lane.lastSequence);
+        }
+        lane.lastSequence = unit.sequence();
+        ShardCheckpoint.Clock before = lane.clock();
+        if (lane.skip.remove(unit.key())) {
+            // written before the restart: ordered as then, kept in the checkpoint, never again in the output
+            if (unit.kind() == Kind.TRANSACTION || unit.kind() == Kind.XA_COMMIT) {
+                lane.advance(unit);
+            }
+            lane.ledger.emitted(unit, before);
+        } else {
+            switch (unit.kind()) {
+                case HEARTBEAT -> heartbeat(lane, unit, before);
+                case TRANSACTION -> enqueue(lane, unit, before);
+                case XA_PREPARE -> {
+                    groups.computeIfAbsent(unit.gtrid(), XaGroup::new).prepared.put(unit.xid(), unit);
+                    lane.ledger.pending(unit, before);
+                }
+                case XA_COMMIT -> commit(lane, unit, before);
+                case XA_ROLLBACK -> rollback(lane, unit, before);
+            }
+        }
+        lane.ledger.clockNow(lane.clock());
+    }
+
+    private void heartbeat(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        if (unit.heartbeat() > lane.lastHeartbeat) {
+            lane.lastHeartbeat = unit.heartbeat();
+            if (lane.firstHeartbeat == 0) {
+                lane.firstHeartbeat = unit.heartbeat();
+            }
+        } else {
+            log.warn("shard {}: heartbeat {} does not increase on {}; ignored", unit.shard(), unit.heartbeat(),
+                    lane.lastHeartbeat);
+        }
+        lane.ledger.consumed(unit, before);
+    }
+
+    private void enqueue(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        lane.queue.addLast(new Entry<>(unit, lane.advance(unit)));
+        lane.ledger.pending(unit, before);
+    }
+
+    private void commit(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        XaGroup group = groups.get(unit.gtrid());
+        if (group == null || !group.prepared.containsKey(unit.xid())) {
+            log.warn("shard {}: XA COMMIT {} of a branch whose prepare was not read (it precedes the start position);"
+                    + " nothing to write", unit.shard(), unit.xid());
+            lane.ledger.consumed(unit, before);
+            return;
+        }
+        enqueue(lane, unit, before);
+        Entry<P> entry = lane.queue.peekLast();
+        group.commits.put(unit.xid(), entry);
+        if (group.firstCommitWindow < 0) {
+            group.firstCommitWindow = entry.key().window();
+        }
+    }
+
+    private void rollback(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        XaGroup group = groups.get(unit.gtrid());
+        ShardUnit<P> prepare = group == null ? null : group.prepared.get(unit.xid());
+        if (prepare == null) {
+            log.warn("shard {}: XA ROLLBACK {} of a branch whose prepare was not read; nothing to drop", unit.shard(),
+                    unit.xid());
+        } else if (group.commits.containsKey(unit.xid())) {
+            log.warn("shard {}: XA ROLLBACK {} after its commit; ignored", unit.shard(), unit.xid());
+        } else {
+            group.prepared.remove(unit.xid());
+            lane(prepare.shard()).ledger.consumed(prepare);
+            if (group.prepared.isEmpty()) {
+                groups.remove(group.gtrid);
+            }
+        }
+        lane.ledger.consumed(unit, before);
+    }
+
+    /** Emits everything that may be emitted now; returns it in global order. */
+    public List<Emission<P>> drain() {
+        while (step()) {
+            // keep emitting
+        }
+        List<Emission<P>> result = new ArrayList<>(out);
+        out.clear();
+        return result;
+    }
+
+    /** Units queued or prepared and not yet emitted (a measure of what waits). */
+    public int waiting() {
+        int n = 0;
+        for (Lane l : lanes) {
+            n += l.queue.size();
+        }
+        for (XaGroup g : groups.values()) {
+            n += g.prepared.size();
+        }
+        return n;
+    }
+
+    /** What waits and why, for logs and diagnostics: each shard's head and last heartbeat, and the open XA groups. */
+    public String describeWaiting() {
+        StringBuilder b = new StringBuilder();
+        for (Lane l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
+            b.append("shard ").append(l.shard).append(": hb=").append(l.lastHeartbeat).append(" queued=")
+                    .append(l.queue.size()).append(" head=").append(head == null ? "-" : head.unit().key() + " " + head.key())
+                    .append('\n');
+        }
+        for (XaGroup g : groups.values()) {
+            b.append("xa ").append(g.gtrid).append(": prepared=").append(g.prepared.keySet()).append(" committed=")
+                    .append(g.commits.keySet()).append(" fixed=").append(g.participantsFixed).append(" firstCommitWindow=")
+                    .append(g.firstCommitWindow).append(" ready=").append(g.ready()).append('\n');
+        }
+        return b.toString();
+    }
+
+    private boolean step() {
+        long closed = lanes.stream().mapToLong(l -> l.lastHeartbeat).min().orElseThrow();
+        // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
+        long firstHeartbeat = lanes.stream().mapToLong(l -> l.firstHeartbeat).min().orElseThrow();
+        for (XaGroup g : groups.values()) {
+            if (!g.participantsFixed && g.firstCommitWindow >= 0 && closed > g.firstCommitWindow) {
+                g.participantsFixed = true;
+            }
+            long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
+            if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
+                    && closed - waitingSince >= xaMaxWaitMs) {
+                abandonMissing(g);
+            }
+        }
+        // Only closed windows are ordered: every shard has passed their closing heartbeat, so everything in
+        // them has been read and the choice below cannot depend on what arrives later.
+        Candidate best = null;
+        for (Lane l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
+            if (head != null && head.unit().kind() == Kind.TRANSACTION && head.key().window() < closed
+                    && (best == null || head.key().compareTo(best.key()) < 0)) {
+                best = new Candidate(head, null, head.key());
+            }
+        }
+        for (XaGroup g : groups.values()) {
+            if (!g.commits.isEmpty() && g.ready() && g.key().window() < closed
+                    && (best == null || g.key().compareTo(best.key()) < 0)) {
+                best = new Candidate(null, g, g.key());
+            }
+        }
+        XaGroup breaker = cycleBreaker(closed);
+        if (breaker != null && (best == null || breaker.key().compareTo(best.key()) < 0)) {
+            best = new Candidate(null, breaker, breaker.key());
+        }
+        if (best == null || !admitted(best, breaker)) {
+            return false;
+        }
+        if (best.group() == null) {
+            emitSingle(best.single());
+        } else if (best.group() == breaker) {
+            log.warn("XA transaction {} waits, across shards, for XA transactions that wait for it (their commits"
+                    + " cross, so they do not conflict); writing it first, ahead of its shards' commit order", breaker.gtrid);
+            emitGroup(breaker, true);
+        } else {
+            emitGroup(best.group(), false);
+        }
+        return true;
+    }
+
+    /**
+     * Whether no XA group that cannot be written yet could still come before the candidate: one that may
+     * become complete, or the one written first to break a cycle, with a smaller key. Groups that wait,
+     * directly or through other groups, behind the candidate or behind anything emittable now (which the
+     * candidate, having the smallest key, precedes) cannot.
+     */
+    private boolean admitted(Candidate candidate, XaGroup breaker) {
+        for (XaGroup g : groups.values()) {
+            if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
+                continue;
+            }
+            if (candidate.key().compareTo(lowerBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean canPrecede(XaGroup g, Candidate candidate, XaGroup breaker, Set<XaGroup> visiting) {
+        if (!visiting.add(g)) {
+            // a cycle: while not all cycles at the shards' heads are known it may still be broken in g's
+            // favour; once they are, the group chosen to break them is emittable now, and g is not it
+            return breaker == null;
+        }
+        for (Map.Entry<XaXid, ShardUnit<P>> b : g.prepared.entrySet()) {
+            if (g.abandoned.contains(b.getKey())) {
+                continue;
+            }
+            Entry<P> commit = g.commits.get(b.getKey());
+            Lane lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
+            Entry<P> head = lane.queue.peekFirst();
+            if (head == null || head == commit || (commit != null && inHeadRun(g, lane, commit))) {
+                continue;
+            }
+            if (head == candidate.single() || head.unit().kind() == Kind.TRANSACTION) {
+                return false; // behind the candidate, or behind something emittable now, which comes after it
+            }
+            XaGroup blocker = groups.get(head.unit().gtrid());
+            if (blocker == candidate.group() || blocker == breaker || blocker.ready()) {
+                return false;
+            }
+            // g may still go first to break a cycle it is on, unless the cycles are all known (a breaker was
+            // chosen over every group waiting at a shard's head) and it was not picked
+            if (!canPrecede(blocker, candidate, breaker, visiting)
+                    && (breaker != null || !onWaitCycle(g, g, new HashSet<>()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether following "waits behind another group's commit at a shard's head" from {@code from} leads to {@code target}. */
+    private boolean onWaitCycle(XaGroup from, XaGroup target, Set<XaGroup> seen) {
+        if (!seen.add(from)) {
+            return false;
+        }
+        for (Map.Entry<XaXid, ShardUnit<P>> b : from.prepared.entrySet()) {
+            Entry<P> c = from.commits.get(b.getKey());
+            Entry<P> head = lanes.get(c != null ? c.unit().shard() : b.getValue().shard()).queue.peekFirst();
+            if (head == null || head == c || head.unit().kind() != Kind.XA_COMMIT) {
+                continue;
+            }
+            XaGroup blocker = groups.get(head.unit().gtrid());
+            if (blocker == target || (!blocker.ready() && onWaitCycle(blocker, target, seen))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code commit} is in the run of {@code g}'s commits at the head of {@code lane}. */
+    private boolean inHeadRun(XaGroup g, Lane lane, Entry<P> commit) {
+        for (Entry<P> e : lane.queue) {
+            if (e == commit) {
+                return true;
+            }
+            if (e.unit().kind() != Kind.XA_COMMIT || !g.gtrid.equals(e.unit().gtrid())) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** The smallest key {@code g} can have: its commits read so far, and where its missing commits can still land. */
+    private SortKey lowerBound(XaGroup g) {
+        SortKey k = g.commits.values().stream().map(Entry::key).max(Comparator.naturalOrder()).orElseThrow();
+        for (Map.Entry<XaXid, ShardUnit<P>> b : g.prepared.entrySet()) {
+            if (g.commits.containsKey(b.getKey()) || g.abandoned.contains(b.getKey())) {
+                continue;
+            }
+            Lane lane = lanes.get(b.getValue().shard());
+            Entry<P> head = lane.queue.peekFirst();
+            k = SortKey.max(k, head != null ? head.key()
+                    : new SortKey(Math.max(lane.lastHeartbeat, lane.effWindow), Long.MIN_VALUE, lane.shard, Long.MIN_VALUE));
+        }
+        return k;
+    }
+
+    private void emitSingle(Entry<P> e) {
+        Lane lane = lanes.get(e.unit().shard());
+        lane.queue.pollFirst();
+        lane.ledger.emitted(e.unit());
+        out.add(new Emission.Single<>(e.unit(), checkpoints()));
+    }
+
+    private void emitGroup(XaGroup g, boolean outOfOrder) {
+        List<ShardUnit<P>> branches = new ArrayList<>();
+        List<ShardUnit<P>> commits = new ArrayList<>();
+        for (Map.Entry<XaXid, ShardUnit<P>> b : g.prepared.entrySet()) {
+            Entry<P> c = g.commits.get(b.getKey());
+            if (c == null) {
+                continue; // abandoned
+            }
+            branches.add(b.getValue());
+            commits.add(c.unit());
+            Lane lane = lanes.get(c.unit().shard());
+            if (!lane.queue.remove(c) && !outOfOrder) {
+                throw new IllegalStateException("XA commit " + c.unit() + " was not queued");
+            }
+            lanes.get(b.getValue().shard()).ledger.emitted(b.getValue());
+            lane.ledger.emitted(c.unit());
+        }
+        branches.sort(Comparator.<ShardUnit<P>>comparingInt(ShardUnit::shard)
+                .thenComparing(u -> java.util.HexFormat.of().formatHex(u.xid().bqual())));
+        commits.sort(Comparator.comparingInt(ShardUnit::shard));
+        List<Integer> abandoned = g.abandoned.stream().map(x -> g.prepared.get(x).shard()).sorted().toList();
+        groups.remove(g.gtrid);
+        // branches given up keep waiting for their own commit, as a group of their own
+        for (XaXid x : g.abandoned) {
+            XaGroup late = groups.computeIfAbsent(g.gtrid, XaGroup::new);
+            late.prepared.put(x, g.prepared.get(x));
+            late.participantsFixed = true;
+        }
+        out.add(new Emission.Distributed<>(g.gtrid, branches, commits, abandoned, outOfOrder, checkpoints()));
+    }
+
+    private void abandonMissing(XaGroup g) {
+        List<Integer> shards = new ArrayList<>();
+        for (Map.Entry<XaXid, ShardUnit<P>> b : g.prepared.entrySet()) {
+            if (!g.commits.containsKey(b.getKey()) && g.abandoned.add(b.getKey())) {
+                shards.add(b.getValue().shard());
+            }
+        }
+        log.warn("XA transaction {}: branches on shards {} still uncommitted {} ms of heartbeat time after the first"
+                + " commit (cdc.xa.maxWait); writing the committed branches without them", g.gtrid, shards, xaMaxWaitMs);
+    }
+
+    /**
+     * The XA group to write out of its shards' commit order when groups wait for each other in a cycle
+     * at the heads of the shards (their commits cross on two shards, which happens only when they do not
+     * conflict): among the groups on the cycle, the one with the smallest key that overtakes only commits
+     * of the cycle, else the one with the smallest key. {@code null} when there is no cycle, or while a
+     * group waiting at a shard's head is not complete yet (it might join a cycle and change the choice).
+     */
+    private XaGroup cycleBreaker(long closed) {
+        List<XaGroup> stuck = new ArrayList<>();
+        for (Lane l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
+            if (head == null || head.unit().kind() != Kind.XA_COMMIT) {
+                continue;
+            }
+            XaGroup g = groups.get(head.unit().gtrid());
+            if (g.ready() || head.key().window() >= closed) {
+                continue;
+            }
+            if (!g.participantsFixed || !g.complete() || g.key().window() >= closed) {
+                return null;
+            }
+            if (!stuck.contains(g)) {
+                stuck.add(g);
+            }
+        }
+        List<XaGroup> cycle = stuck.stream()
+                .filter(g -> blockedOnlyByStuck(g, stuck) && reachesItself(g, g, stuck, new HashSet<>())).toList();
+        if (cycle.isEmpty()) {
+            return null;
+        }
+        return cycle.stream().filter(c -> overtakesOnlyCommitsOf(c, cycle)).min(Comparator.comparing(XaGroup::key))
+                .orElseGet(() -> cycle.stream().min(Comparator.comparing(XaGroup::key)).orElseThrow());
+    }
+
+    private boolean blockedOnlyByStuck(XaGroup g, List<XaGroup> stuck) {
+        for (Entry<P> c : g.commits.values()) {
+            Entry<P> head = lanes.get(c.unit().shard()).queue.peekFirst();
+            if (head == c) {
+                continue;
+            }
+            if (head.unit().kind() != Kind.XA_COMMIT || !stuck.contains(groups.get(head.unit().gtrid()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether following "waits behind a stuck group's commit at a shard's head" from {@code from} leads back to {@code target}. */
+    private boolean reachesItself(XaGroup from, XaGroup target, List<XaGroup> stuck, Set<XaGroup> seen) {
+        if (!seen.add(from)) {
+            return false;
+        }
+        for (Entry<P> c : from.commits.values()) {
+            Entry<P> head = lanes.get(c.unit().shard()).queue.peekFirst();
+            if (head == null || head == c || head.unit().kind() != Kind.XA_COMMIT) {
+                continue;
+            }
+            XaGroup blocker = groups.get(head.unit().gtrid());
+            if (blocker == target || (stuck.contains(blocker) && reachesItself(blocker, target, stuck, seen))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether everything queued before {@code g}'s commits on their shards is a commit of a group in {@code cycle}. */
+    private boolean overtakesOnlyCommitsOf(XaGroup g, List<XaGroup> cycle) {
+        for (Entry<P> c : g.commits.values()) {
+            for (Entry<P> e : lanes.get(c.unit().shard()).queue) {
+                if (e == c) {
+                    break;
+                }
+                if (e.unit().kind() != Kind.XA_COMMIT || !cycle.contains(groups.get(e.unit().gtrid()))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private List<ShardCheckpoint> checkpoints() {
+        List<ShardCheckpoint> moved = new ArrayList<>();
+        for (Lane l : lanes) {
+            ShardCheckpoint c = l.ledger.takeIfChanged();
+            if (c != null) {
+                moved.add(c);
+            }
+        }
+        return moved;
+    }
+
+    private Lane lane(int shard) {
+        if (shard < 0 || shard >= lanes.size()) {
+            throw new IllegalArgumentException("unknown shard index " + shard + " (the sorter has " + lanes.size() + ")");
+        }
+        return lanes.get(shard);
+    }
+}

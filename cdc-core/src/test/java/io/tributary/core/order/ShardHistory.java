@@ -1,0 +1,145 @@
+package io.tributary.core.order;
+
+import io.tributary.core.event.XaXid;
+import io.tributary.core.order.ShardUnit.Kind;
+import io.tributary.core.reader.ShardPosition;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+
+/**
+ * Seeded, generated binlogs of N shards that lived through one common timeline: single-shard
+ * transactions, XA transactions over 2..N shards (every branch prepares before any commits; some roll
+ * back; some branches commit long after the others), and a heartbeat written to every shard every
+ * {@code heartbeatMs} with a little jitter per shard. Each shard's units are in its commit order, with
+ * positions {@code bin.000001:<offset>}. Payloads are the unit keys, so outputs compare as strings.
+ */
+final class ShardHistory {
+
+    /** A transaction of the timeline, for the invariant checks. */
+    record Txn(String name, List<Integer> shards, boolean xa, boolean rolledBack, List<Long> commitTimes) { }
+
+    final int shardCount;
+    final List<List<ShardUnit<String>>> units = new ArrayList<>();
+    final List<Txn> transactions = new ArrayList<>();
+    final long heartbeatMs;
+
+    private ShardHistory(int shardCount, long heartbeatMs) {
+        this.shardCount = shardCount;
+        this.heartbeatMs = heartbeatMs;
+    }
+
+    /**
+     * @param crossingXa allow two XA transactions to commit in opposite orders on two shards
+     * @param lostCommit let one XA branch never commit (a coordinator crash)
+     */
+    static ShardHistory generate(long seed, int shards, int transactions, boolean secondsOnlyTimestamps,
+                                 boolean crossingXa, boolean lostCommit) {
+        Random r = new Random(seed);
+        ShardHistory h = new ShardHistory(shards, 100);
+        // events on each shard keyed by real time in microseconds
+        List<TreeMap<Long, ShardUnit<String>>> timeline = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            timeline.add(new TreeMap<>());
+        }
+        long now = 1_700_000_000_000_000L;
+        int lost = lostCommit ? r.nextInt(Math.max(1, transactions / 4)) : -1;
+        int xaCount = 0;
+        for (int t = 0; t < transactions; t++) {
+            now += 1 + r.nextInt(40_000);
+            if (r.nextInt(4) != 0 || shards < 2) {
+                int s = r.nextInt(shards);
+                long ts = free(timeline.get(s), now);
+                String name = "T" + t;
+                timeline.get(s).put(ts, unit(s, Kind.TRANSACTION, ts, null, name, secondsOnlyTimestamps));
+                h.transactions.add(new Txn(name, List.of(s), false, false, List.of(ts)));
+            } else {
+                List<Integer> branches = new ArrayList<>();
+                for (int s = 0; s < shards; s++) {
+                    if (branches.size() < 2 || r.nextBoolean()) {
+                        branches.add(s);
+                    }
+                }
+                java.util.Collections.shuffle(branches, r);
+                branches = new ArrayList<>(branches.subList(0, Math.max(2, r.nextInt(branches.size()) + 1)));
+                branches.sort(null);
+                String gtrid = "X" + t;
+                boolean rollback = r.nextInt(6) == 0;
+                long prepareAt = now;
+                for (int s : branches) {
+                    long ts = free(timeline.get(s), prepareAt += 1 + r.nextInt(3_000));
+                    timeline.get(s).put(ts, unit(s, Kind.XA_PREPARE, ts, xid(gtrid, s), gtrid + "-p" + s, secondsOnlyTimestamps));
+                }
+                // commits: after all prepares; sometimes much later (other transactions and heartbeats in between)
+                long commitAt = prepareAt + 1 + r.nextInt(r.nextInt(5) == 0 ? 400_000 : 20_000);
+                List<Long> commitTimes = new ArrayList<>();
+                List<Integer> order = new ArrayList<>(branches);
+                if (crossingXa && xaCount % 2 == 1) {
+                    java.util.Collections.reverse(order);
+                }
+                for (int s : order) {
+                    long ts = free(timeline.get(s), commitAt += 1 + r.nextInt(r.nextInt(3) == 0 ? 150_000 : 5_000));
+                    if (xaCount == lost && s == order.get(order.size() - 1) && !rollback) {
+                        continue; // this branch never commits
+                    }
+                    timeline.get(s).put(ts, unit(s, rollback ? Kind.XA_ROLLBACK : Kind.XA_COMMIT, ts, xid(gtrid, s),
+                            gtrid + (rollback ? "-r" : "-c") + s, secondsOnlyTimestamps));
+                    commitTimes.add(ts);
+                }
+                h.transactions.add(new Txn(gtrid, branches, true, rollback, commitTimes));
+                xaCount++;
+            }
+        }
+        long end = now + 2_000_000;
+        for (long hb = 1_700_000_000_000L + h.heartbeatMs; hb * 1000 < end; hb += h.heartbeatMs) {
+            for (int s = 0; s < shards; s++) {
+                long ts = free(timeline.get(s), hb * 1000 + r.nextInt(300));
+                ShardUnit<String> u = new ShardUnit<>(s, 0, Kind.HEARTBEAT, ts, null, hb, "hb" + hb + "@" + s,
+                        ShardPosition.at("x", 4), ShardPosition.at("x", 4), null);
+                timeline.get(s).put(ts, u);
+            }
+        }
+        for (int s = 0; s < shards; s++) {
+            List<ShardUnit<String>> list = new ArrayList<>();
+            long offset = 4;
+            for (ShardUnit<String> u : timeline.get(s).values()) {
+                long next = offset + 100;
+                list.add(new ShardUnit<>(s, offset, u.kind(), u.commitTimeMicros(), u.xid(), u.heartbeat(), u.key(),
+                        ShardPosition.at("bin.000001", offset), ShardPosition.at("bin.000001", next), u.key()));
+                offset = next;
+            }
+            h.units.add(list);
+        }
+        return h;
+    }
+
+    private static long free(TreeMap<Long, ?> timeline, long ts) {
+        while (timeline.containsKey(ts)) {
+            ts++;
+        }
+        return ts;
+    }
+
+    private static ShardUnit<String> unit(int shard, Kind kind, long ts, XaXid xid, String key, boolean secondsOnly) {
+        long commit = secondsOnly ? ts / 1_000_000 * 1_000_000 : ts;
+        return new ShardUnit<>(shard, 0, kind, commit, xid, 0, key, ShardPosition.at("x", 4), ShardPosition.at("x", 4),
+                null);
+    }
+
+    private static XaXid xid(String gtrid, int shard) {
+        return new XaXid(1, gtrid.getBytes(StandardCharsets.US_ASCII), ("b" + shard).getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The commit-order position of each unit key on its shard. */
+    int indexOn(int shard, String key) {
+        List<ShardUnit<String>> list = units.get(shard);
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i).key().equals(key)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
