@@ -36,6 +36,16 @@ final class BinlogDirectory {
      */
     static Map<String, List<BinlogEvent>> read(Path dir, DecoderOptions options) {
         Map<String, List<BinlogEvent>> files = new TreeMap<>();
+        forEachFile(dir, options, (name, events) -> files.put(name, events));
+        return files;
+    }
+
+    /**
+     * Like {@link #read(Path, DecoderOptions)}, one file at a time, so that a directory larger than the
+     * heap (the crash test writes gigabytes) can be checked; returns the number of files.
+     */
+    static int forEachFile(Path dir, DecoderOptions options, java.util.function.BiConsumer<String, List<BinlogEvent>> visitor) {
+        int count = 0;
         try (var list = Files.list(dir)) {
             for (Path p : list.sorted().toList()) {
                 String name = p.getFileName().toString();
@@ -50,13 +60,14 @@ final class BinlogDirectory {
                         }
                         events.add(e);
                     }
-                    files.put(name, events);
+                    visitor.accept(name, events);
+                    count++;
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return files;
+        return count;
     }
 
     /** The GTID sequence number of a GTID or MariaDB GTID event, or -1. */
