@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Table: {@code id TINYINT UNSIGNED PRIMARY KEY} (always 1), {@code heartbeat BIGINT} (the shared
  * value), {@code written_at_us BIGINT} (the writer's clock, microseconds since the epoch). The value is
- * {@code max(previous + 1, now in microseconds)}, so it also increases across restarts of the daemon.
+ * {@code max(previous + 1, now in milliseconds)}: milliseconds, strictly increasing, as the
+ * {@link GlobalSorter} reads it (its {@code cdc.xa.maxWait} is measured in heartbeat time), and it also
+ * increases across restarts of the daemon.
  *
  * <p>Start fails with a {@link HeartbeatSetupException} naming the shard, the account and the missing
  * privilege when a shard refuses (a shard without heartbeats would stall the global order). Later, a
@@ -161,7 +163,7 @@ public final class HeartbeatWriter implements AutoCloseable {
      * @return the value written
      */
     public long beat() {
-        long value = Math.max(lastValue + 1, clockMicros.getAsLong());
+        long value = Math.max(lastValue + 1, clockMicros.getAsLong() / 1000);
         lastValue = value;
         long at = clockMicros.getAsLong();
         for (int i = 0; i < targets.size(); i++) {

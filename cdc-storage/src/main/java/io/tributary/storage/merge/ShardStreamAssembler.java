@@ -1,0 +1,377 @@
+package io.tributary.storage.merge;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.FormatDescription;
+import io.tributary.core.event.GtidEvent;
+import io.tributary.core.event.MariaGtidEvent;
+import io.tributary.core.event.QueryEvent;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.event.XaPrepareEvent;
+import io.tributary.core.event.XaXid;
+import io.tributary.core.event.rows.RowChange;
+import io.tributary.core.event.rows.RowsEventDecoder;
+import io.tributary.core.order.HeartbeatWriter;
+import io.tributary.core.order.ShardUnit;
+import io.tributary.core.reader.ShardEvent;
+import io.tributary.core.reader.ShardPosition;
+import io.tributary.storage.buffer.BufferedTransaction;
+import io.tributary.storage.buffer.TransactionBuffer;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns one shard's event stream into the {@link ShardUnit}s the {@link io.tributary.core.order.GlobalSorter}
+ * orders, buffering each transaction's events in a {@link BufferedTransaction} (the unit's payload).
+ *
+ * <p><b>State machine</b> (one per shard): IDLE until a GTID event (MySQL GTID / anonymous GTID, MariaDB
+ * GTID) or a {@code BEGIN} opens a group; in the group, TABLE_MAP and rows events are buffered, other
+ * events (BEGIN, XA START/END, annotations, ROWS_QUERY) are dropped, and the group ends at:
+ * <ul>
+ * <li>XID or a {@code COMMIT} query: a TRANSACTION (or a HEARTBEAT, below);</li>
+ * <li>XA_PREPARE_LOG (MySQL, and MariaDB 10.5+ whose GTID carries {@code FL_PREPARED_XA}): an XA_PREPARE
+ *     of its xid, or a TRANSACTION when it is {@code XA COMMIT ... ONE PHASE};</li>
+ * <li>the first query of a group not opened by {@code BEGIN}/{@code XA START}: {@code XA COMMIT} /
+ *     {@code XA ROLLBACK} (xid from the MariaDB GTID's {@code FL_COMPLETED_XA} xid, else parsed from the
+ *     statement) become XA_COMMIT / XA_ROLLBACK; any other statement is DDL, a TRANSACTION holding that
+ *     one QUERY event;</li>
+ * <li>a {@code ROLLBACK} query: nothing (the group is dropped).</li>
+ * </ul>
+ * A transaction whose table maps name {@code __cdc__.__cdc_heartbeat__} is a HEARTBEAT: its row's
+ * {@code heartbeat} column is the value; it is consumed and never buffered. DDL on {@code __cdc__} is
+ * dropped as well.
+ *
+ * <p><b>Positions.</b> A unit's {@code start} is the stream position before its first event (where a reader
+ * resumes to read it again), {@code end} the position after its last; its key is the shard GTID, else
+ * {@code file:offset} of its first event; its sequence is {@code file number << 40 | offset}, strictly
+ * increasing along the shard's binlog. Commit time: the MySQL 8 GTID's immediate commit timestamp (µs),
+ * else the header seconds of the group's last event x 10^6.
+ *
+ * <p>{@link #rewind} (the reader reconnected in the middle of a transaction) frees the partial group.
+ * A prepared branch's buffer is freed here when its {@code XA ROLLBACK} arrives (the sorter drops it).
+ *
+ * <p>Not thread-safe: one assembler belongs to the thread that consumes the shard's events.
+ */
+public final class ShardStreamAssembler implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardStreamAssembler.class);
+    private static final byte[] MAGIC = BinlogEventDecoder.MAGIC;
+
+    private final int shardIndex;
+    private final String shard;
+    private final TransactionBuffer buffer;
+    private final Consumer<ShardUnit<BufferedTransaction>> out;
+    private final Map<XaXid, BufferedTransaction> prepared = new HashMap<>();
+
+    private FormatDescription fde;
+    private RowsEventDecoder rowsDecoder;
+    private ShardPosition before;
+
+    // the open group
+    private boolean open;
+    private boolean begun;
+    private ShardPosition groupStart;
+    private String groupFile;
+    private long groupOffset;
+    private String gtid;
+    private Long commitMicros;
+    private XaXid mariaXid;
+    private boolean heartbeat;
+    private long heartbeatValue = -1;
+    private final Set<Long> heartbeatTableIds = new HashSet<>();
+    private BufferedTransaction txn;
+
+    /**
+     * @param shardIndex the shard's index (configuration order)
+     * @param shard      the shard's name
+     * @param start      where its reader starts
+     * @param buffer     where transactions wait
+     * @param out        receives the units, in binlog order
+     */
+    public ShardStreamAssembler(int shardIndex, String shard, ShardPosition start, TransactionBuffer buffer,
+            Consumer<ShardUnit<BufferedTransaction>> out) {
+        this.shardIndex = shardIndex;
+        this.shard = Objects.requireNonNull(shard, "shard");
+        this.before = Objects.requireNonNull(start, "start");
+        this.buffer = Objects.requireNonNull(buffer, "buffer");
+        this.out = Objects.requireNonNull(out, "out");
+    }
+
+    /** Takes the next event of the shard (and releases its bytes). */
+    public void accept(ShardEvent event) {
+        byte[] bytes;
+        try {
+            bytes = event.toByteArray();
+        } finally {
+            event.release();
+        }
+        long offset = event.logPos() == 0 ? before.position() : event.logPos() - event.eventSize();
+        String file = before.file();
+        if (event.type() == EventType.FORMAT_DESCRIPTION.code()) {
+            byte[] withMagic = new byte[MAGIC.length + bytes.length];
+            System.arraycopy(MAGIC, 0, withMagic, 0, MAGIC.length);
+            System.arraycopy(bytes, 0, withMagic, MAGIC.length, bytes.length);
+            BinlogEventDecoder d = new BinlogEventDecoder(shard + " " + file, withMagic, DecoderOptions.FULL);
+            d.next();
+            fde = d.formatDescription();
+            rowsDecoder = new RowsEventDecoder(shard);
+        } else if (fde != null && event.type() != EventType.ROTATE.code() && !event.artificial()) {
+            BinlogEventDecoder d = BinlogEventDecoder.continuing(shard + " " + file, fde, offset, bytes, 0, bytes.length,
+                    DecoderOptions.FULL);
+            while (d.hasNext()) {
+                handle(d.next(), file, offset, event);
+            }
+        }
+        before = event.position();
+    }
+
+    /** The reader resumes at {@code restart}: drop the partial group. */
+    public void rewind(ShardPosition restart) {
+        if (open) {
+            log.info("shard {}: reader rewinds to {}; dropping the partial transaction {}", shard, restart, describe());
+        }
+        discard();
+        before = restart;
+    }
+
+    /** Frees what is buffered and not yet handed on (the open group and prepared branches kept for rollback). */
+    @Override
+    public void close() {
+        discard();
+        prepared.clear();
+    }
+
+    private void handle(BinlogEvent e, String file, long offset, ShardEvent source) {
+        EventType type = e.type();
+        if (type == null) {
+            return;
+        }
+        switch (type) {
+            case GTID, GTID_TAGGED, ANONYMOUS_GTID, MARIA_GTID -> {
+                if (open) {
+                    log.warn("shard {}: {} at {} opens a group while {} is open; dropping it", shard, type, offset, describe());
+                    discard();
+                }
+                openGroup(file, offset);
+                if (e.body() instanceof GtidEvent g) {
+                    gtid = g.gtid();
+                    commitMicros = g.immediateCommitTimestamp();
+                } else if (e.body() instanceof MariaGtidEvent m) {
+                    gtid = m.gtid();
+                    if ((m.flags() & (MariaGtidEvent.FL_PREPARED_XA | MariaGtidEvent.FL_COMPLETED_XA)) != 0) {
+                        mariaXid = m.xid();
+                    }
+                }
+            }
+            case QUERY, QUERY_COMPRESSED -> query(e, file, offset, source);
+            case TABLE_MAP -> {
+                requireOpen(e, file, offset);
+                TableMapEvent m = e.body(TableMapEvent.class);
+                if (HeartbeatWriter.DATABASE.equals(m.database()) && HeartbeatWriter.TABLE.equals(m.table())) {
+                    heartbeat = true;
+                    heartbeatTableIds.add(m.tableId());
+                    rowsDecoder.remember(m);
+                } else {
+                    append(e);
+                }
+            }
+            case XID -> end(e, ShardUnit.Kind.TRANSACTION, null, source);
+            case XA_PREPARE_LOG -> {
+                XaPrepareEvent p = e.body(XaPrepareEvent.class);
+                if (p.onePhase()) {
+                    end(e, ShardUnit.Kind.TRANSACTION, null, source);
+                } else {
+                    end(e, ShardUnit.Kind.XA_PREPARE, p.xid(), source);
+                }
+            }
+            default -> {
+                if (type.isRows()) {
+                    requireOpen(e, file, offset);
+                    io.tributary.core.event.RowsEvent r = e.body(io.tributary.core.event.RowsEvent.class);
+                    if (heartbeatTableIds.contains(r.tableId())) {
+                        for (RowChange c : rowsDecoder.decode(e)) {
+                            heartbeatValue = ((Number) c.after().get(1)).longValue();
+                        }
+                    } else {
+                        append(e);
+                    }
+                }
+            }
+        }
+    }
+
+    private void query(BinlogEvent e, String file, long offset, ShardEvent source) {
+        QueryEvent q = e.body(QueryEvent.class);
+        String sql = q.sql().strip();
+        String head = sql.length() > 24 ? sql.substring(0, 24).toUpperCase(Locale.ROOT) : sql.toUpperCase(Locale.ROOT);
+        if (head.startsWith("BEGIN") || head.startsWith("XA START") || head.startsWith("XA BEGIN")) {
+            if (!open) {
+                openGroup(file, offset);
+            }
+            begun = true;
+            return;
+        }
+        if (head.startsWith("XA END")) {
+            return;
+        }
+        if (isWord(head, "COMMIT")) {
+            end(e, ShardUnit.Kind.TRANSACTION, null, source);
+            return;
+        }
+        if (isWord(head, "ROLLBACK") && !head.substring(8).stripLeading().startsWith("TO")) {
+            discard();
+            return;
+        }
+        if (open && begun) {
+            return; // a statement inside a transaction (statement-based rows): not written
+        }
+        if (!open) {
+            openGroup(file, offset);
+        }
+        if (head.startsWith("XA COMMIT") || head.startsWith("XA ROLLBACK")) {
+            boolean commit = head.startsWith("XA COMMIT");
+            XaXid xid = mariaXid != null ? mariaXid : XaStatements.xid(sql, shard + " at " + file + ":" + offset);
+            if (commit && XaStatements.onePhase(sql)) {
+                end(e, ShardUnit.Kind.TRANSACTION, null, source);
+                return;
+            }
+            end(e, commit ? ShardUnit.Kind.XA_COMMIT : ShardUnit.Kind.XA_ROLLBACK, xid, source);
+            return;
+        }
+        if (HeartbeatWriter.DATABASE.equals(q.database()) || sql.contains(HeartbeatWriter.DATABASE)) {
+            discard(); // our own heartbeat table's DDL
+            return;
+        }
+        append(e);
+        end(e, ShardUnit.Kind.TRANSACTION, null, source);
+    }
+
+    private void openGroup(String file, long offset) {
+        open = true;
+        begun = false;
+        groupStart = before;
+        groupFile = file;
+        groupOffset = offset;
+        gtid = null;
+        commitMicros = null;
+        mariaXid = null;
+        heartbeat = false;
+        heartbeatValue = -1;
+        heartbeatTableIds.clear();
+        txn = null;
+    }
+
+    private void append(BinlogEvent e) {
+        if (txn == null) {
+            txn = buffer.begin(shard, key(), fde);
+        }
+        txn.append(e);
+    }
+
+    private void end(BinlogEvent e, ShardUnit.Kind kind, XaXid xid, ShardEvent source) {
+        if (!open) {
+            log.warn("shard {}: {} at {} ends a group that was never opened; ignored", shard, e.type(), e.offset());
+            return;
+        }
+        long micros = commitMicros != null ? commitMicros : e.header().timestamp() * 1_000_000L;
+        long sequence = sequence(groupFile, groupOffset);
+        ShardPosition end = source.position();
+        String key = key();
+        ShardUnit<BufferedTransaction> unit;
+        if (heartbeat) {
+            if (txn != null) {
+                txn.release();
+                txn = null;
+            }
+            if (heartbeatValue < 0) {
+                open = false;
+                return;
+            }
+            unit = new ShardUnit<>(shardIndex, sequence, ShardUnit.Kind.HEARTBEAT, micros, null, heartbeatValue, key,
+                    groupStart, end, null);
+        } else {
+            BufferedTransaction payload = null;
+            if (kind == ShardUnit.Kind.TRANSACTION || kind == ShardUnit.Kind.XA_PREPARE) {
+                if (txn == null) {
+                    txn = buffer.begin(shard, key, fde);
+                }
+                txn.seal();
+                payload = txn;
+            }
+            unit = new ShardUnit<>(shardIndex, sequence, kind, micros, xid, 0, key, groupStart, end, payload);
+            if (kind == ShardUnit.Kind.XA_PREPARE) {
+                prepared.put(xid, payload);
+            }
+        }
+        txn = null;
+        open = false;
+        out.accept(unit);
+        if (kind == ShardUnit.Kind.XA_ROLLBACK) {
+            BufferedTransaction dropped = prepared.remove(xid);
+            if (dropped != null) {
+                dropped.release();
+            }
+        } else if (kind == ShardUnit.Kind.XA_COMMIT) {
+            prepared.remove(xid);
+        }
+    }
+
+    private void discard() {
+        if (txn != null) {
+            txn.release();
+        }
+        txn = null;
+        open = false;
+        begun = false;
+    }
+
+    private void requireOpen(BinlogEvent e, String file, long offset) {
+        if (!open) {
+            openGroup(file, offset);
+            begun = true;
+        }
+    }
+
+    private String key() {
+        return gtid != null ? gtid : groupFile + ":" + groupOffset;
+    }
+
+    private String describe() {
+        return key() + " from " + groupStart;
+    }
+
+    /** {@code file number << 40 | offset}: increases along the binlog across files. */
+    static long sequence(String file, long offset) {
+        long number = 0;
+        if (file != null) {
+            int i = file.length();
+            while (i > 0 && Character.isDigit(file.charAt(i - 1))) {
+                i--;
+            }
+            if (i < file.length()) {
+                number = Long.parseLong(file.substring(i));
+            }
+        }
+        return (number << 40) | offset;
+    }
+
+    private static boolean isWord(String head, String word) {
+        return head.startsWith(word) && (head.length() == word.length()
+                || !Character.isLetterOrDigit(head.charAt(word.length())) && head.charAt(word.length()) != '_');
+    }
+
+    @Override
+    public String toString() {
+        return "ShardStreamAssembler[shard " + shard + " (" + shardIndex + ") at " + before
+                + (open ? ", open " + describe() : "") + ", prepared " + prepared.size() + "]";
+    }
+}

@@ -1,0 +1,258 @@
+package io.tributary.storage.merge;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.QueryEvent;
+import io.tributary.core.naming.DdlDeduplicator;
+import io.tributary.core.naming.GlobalTableRegistry;
+import io.tributary.core.naming.LayoutConflict;
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.order.Emission;
+import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.order.GlobalTransaction;
+import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.order.ShardUnit;
+import io.tributary.storage.buffer.BufferedTransaction;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Turns what the sorter emits into the {@link GlobalTransaction}s the global binlog writer appends.
+ *
+ * <ul>
+ * <li>A {@link Emission.Single} transaction: its TABLE_MAPs renamed to logical names under global table ids
+ *     and its rows events under those ids ({@link GlobalTableRegistry}); a DDL transaction (one QUERY event)
+ *     rewritten with logical names once, whatever the number of shards that ran it ({@link DdlDeduplicator}).</li>
+ * <li>An {@link Emission.Distributed} XA transaction: ONE transaction holding every branch's events, branch
+ *     after branch in the order the sorter gives (shard index, then bqual); commit time the latest of its
+ *     branches' commits.</li>
+ * </ul>
+ * An emission that writes nothing (a duplicate DDL, a transaction without row changes) yields no transaction;
+ * its checkpoints are carried by the next transaction written, so a restart never reads it again (a later
+ * checkpoint of the same shard replaces an earlier one).
+ *
+ * <p>Events are read from the buffers lazily, while the writer iterates, so a spilled transaction streams
+ * from the spill store. Buffers are released by the caller once the transaction is durable
+ * ({@link MergedTransaction#buffers()}).
+ *
+ * <p>Not thread-safe: it belongs to the thread that drains the sorter and appends to the writer.
+ */
+public final class TransactionMerger {
+
+    private final List<String> shards;
+    private final GlobalTableRegistry registry;
+    private final DdlDeduplicator ddl;
+    private final Map<String, ShardCheckpoint> carried = new LinkedHashMap<>();
+    private final List<BufferedTransaction> carriedBuffers = new ArrayList<>();
+
+    /**
+     * @param shards    shard names, in index order
+     * @param names     the naming rules
+     * @param conflicts told of each logical table whose physical tables differ in columns
+     */
+    public TransactionMerger(List<String> shards, LogicalNames names, Consumer<LayoutConflict> conflicts) {
+        this.shards = List.copyOf(shards);
+        this.registry = new GlobalTableRegistry(names, conflicts);
+        this.ddl = new DdlDeduplicator(names, new LinkedHashSet<>(shards));
+    }
+
+    /** The transaction to write for {@code emission}, or empty when it writes nothing (checkpoints carried). */
+    public Optional<MergedTransaction> merge(Emission<BufferedTransaction> emission) {
+        List<ShardUnit<BufferedTransaction>> parts;
+        List<ShardUnit<BufferedTransaction>> commits;
+        if (emission instanceof Emission.Single<BufferedTransaction> s) {
+            parts = List.of(s.transaction());
+            commits = parts;
+        } else {
+            Emission.Distributed<BufferedTransaction> d = (Emission.Distributed<BufferedTransaction>) emission;
+            parts = d.branches();
+            commits = d.commits();
+        }
+        for (ShardCheckpoint c : emission.checkpoints()) {
+            carried.remove(c.shard());
+            carried.put(c.shard(), c);
+        }
+        long commitTime = Long.MIN_VALUE;
+        for (ShardUnit<BufferedTransaction> c : commits) {
+            commitTime = Math.max(commitTime, c.commitTimeMicros());
+        }
+        StringBuilder provenance = new StringBuilder();
+        for (ShardUnit<BufferedTransaction> p : parts) {
+            provenance.append(provenance.length() == 0 ? "" : ", ").append(shards.get(p.shard())).append(' ').append(p.key());
+        }
+        if (emission instanceof Emission.Distributed<BufferedTransaction> d) {
+            provenance.append(" (XA ").append(d.gtrid()).append(')');
+        }
+        List<BufferedTransaction> buffers = new ArrayList<>();
+        for (ShardUnit<BufferedTransaction> p : parts) {
+            if (p.payload() != null) {
+                buffers.add(p.payload());
+            }
+        }
+        long events = buffers.stream().mapToLong(BufferedTransaction::eventCount).sum();
+        if (parts.size() == 1 && events == 1) {
+            // the assembler buffers a lone event only for DDL (rows come with their TABLE_MAP)
+            ShardUnit<BufferedTransaction> unit = parts.get(0);
+            BinlogEvent e;
+            try (BufferedTransaction.EventIterator it = unit.payload().events()) {
+                e = it.next();
+            }
+            if (!(e.body() instanceof QueryEvent q)) {
+                carriedBuffers.addAll(buffers);
+                return Optional.empty();
+            }
+            Optional<GlobalEvent.Query> out = ddl.accept(shards.get(unit.shard()), e.header().timestamp(), q.database(),
+                    q.sql());
+            if (out.isEmpty()) {
+                carriedBuffers.addAll(buffers);
+                return Optional.empty();
+            }
+            return Optional.of(take(GlobalTransaction.Kind.DDL, commitTime, List.of(), out.get(), buffers, provenance));
+        }
+        if (events == 0) {
+            carriedBuffers.addAll(buffers);
+            return Optional.empty();
+        }
+        return Optional.of(take(GlobalTransaction.Kind.ROWS, commitTime, parts, null, buffers, provenance));
+    }
+
+    private MergedTransaction take(GlobalTransaction.Kind kind, long commitTime, List<ShardUnit<BufferedTransaction>> parts,
+            GlobalEvent.Query query, List<BufferedTransaction> buffers, StringBuilder provenance) {
+        List<ShardCheckpoint> checkpoints = List.copyOf(carried.values());
+        carried.clear();
+        List<BufferedTransaction> all = new ArrayList<>(carriedBuffers);
+        all.addAll(buffers);
+        carriedBuffers.clear();
+        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, all, provenance.toString());
+    }
+
+    /** Checkpoints of emissions that wrote nothing, not yet carried by a written transaction. */
+    public List<ShardCheckpoint> pendingCheckpoints() {
+        return List.copyOf(carried.values());
+    }
+
+    /** One global transaction: its events come from the buffers of its parts, read once. */
+    public final class MergedTransaction implements GlobalTransaction {
+        private final Kind kind;
+        private final long commitTime;
+        private final List<ShardUnit<BufferedTransaction>> parts;
+        private final GlobalEvent.Query query;
+        private final List<ShardCheckpoint> checkpoints;
+        private final List<BufferedTransaction> buffers;
+        private final String provenance;
+        private boolean read;
+
+        private MergedTransaction(Kind kind, long commitTime, List<ShardUnit<BufferedTransaction>> parts,
+                GlobalEvent.Query query, List<ShardCheckpoint> checkpoints, List<BufferedTransaction> buffers,
+                String provenance) {
+            this.kind = kind;
+            this.commitTime = commitTime;
+            this.parts = parts;
+            this.query = query;
+            this.checkpoints = checkpoints;
+            this.buffers = buffers;
+            this.provenance = provenance;
+        }
+
+        @Override
+        public Kind kind() {
+            return kind;
+        }
+
+        @Override
+        public long commitTimeMicros() {
+            return commitTime;
+        }
+
+        @Override
+        public Iterator<GlobalEvent> events() {
+            if (read) {
+                throw new IllegalStateException("events of " + provenance + " already read");
+            }
+            read = true;
+            if (kind == Kind.DDL) {
+                return List.<GlobalEvent>of(query).iterator();
+            }
+            return new RowsIterator(parts);
+        }
+
+        @Override
+        public List<ShardCheckpoint> checkpoints() {
+            return checkpoints;
+        }
+
+        @Override
+        public String provenance() {
+            return provenance;
+        }
+
+        /** The buffers to release once this transaction is durable (including those of skipped emissions). */
+        public List<BufferedTransaction> buffers() {
+            return buffers;
+        }
+
+        @Override
+        public String toString() {
+            return kind + " " + provenance + " ts=" + commitTime + " checkpoints=" + checkpoints.size();
+        }
+    }
+
+    /** The branches' TABLE_MAP and rows events, renamed, branch after branch. */
+    private final class RowsIterator implements Iterator<GlobalEvent> {
+        private final Iterator<ShardUnit<BufferedTransaction>> branches;
+        private String shard;
+        private BufferedTransaction.EventIterator current;
+        private GlobalEvent next;
+
+        RowsIterator(List<ShardUnit<BufferedTransaction>> parts) {
+            this.branches = parts.iterator();
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null) {
+                if (current != null && current.hasNext()) {
+                    BinlogEvent e = current.next();
+                    EventType t = e.type();
+                    if (t == EventType.TABLE_MAP) {
+                        next = registry.tableMap(shard, e);
+                    } else if (t != null && t.isRows()) {
+                        next = registry.rows(shard, e);
+                    }
+                    continue;
+                }
+                if (current != null) {
+                    current.close();
+                    registry.endTransaction(shard);
+                    current = null;
+                }
+                if (!branches.hasNext()) {
+                    return false;
+                }
+                ShardUnit<BufferedTransaction> b = branches.next();
+                if (b.payload() != null) {
+                    shard = shards.get(b.shard());
+                    current = b.payload().events();
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public GlobalEvent next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException("no more events");
+            }
+            GlobalEvent e = next;
+            next = null;
+            return e;
+        }
+    }
+}
