@@ -1,0 +1,490 @@
+package io.tributary.storage.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.MariaGtidEvent;
+import io.tributary.core.event.QueryEvent;
+import io.tributary.core.event.RowsEvent;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.order.HeartbeatWriter;
+import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.reader.ShardReaderConfig;
+import io.tributary.storage.binlog.BinlogConfig;
+import io.tributary.storage.binlog.BinlogFiles;
+import io.tributary.storage.binlog.BinlogRecovery;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.binlog.RecoveredBinlog;
+import io.tributary.storage.buffer.LivePersistSettings;
+import io.tributary.storage.buffer.PersistConfig;
+import io.tributary.storage.buffer.SpillStore;
+import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.test.junit.WithShards;
+import io.tributary.test.shard.EmbeddedMariaDbShard;
+import io.tributary.test.shard.ShardCluster;
+import io.tributary.test.shard.ShardFlavor;
+import io.tributary.test.shard.ShardInfo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole data path on 4 live MariaDB shards: heartbeats every 100 ms, three writer threads running
+ * single-shard transactions and XA transactions over 2-4 shards (one in five rolled back), readers ->
+ * assembler -> sorter -> merger -> global binlog. The global binlog is then read back with our decoder and
+ * compared, transaction by transaction, with what the shards' own binlog files say was committed. Halfway,
+ * the pipeline is stopped and restarted from the writer's recovered checkpoints while the load goes on.
+ */
+@WithShards(count = 4, flavor = ShardFlavor.MARIADB_10_11)
+class GlobalBinlogPipelineIT {
+
+    private static final AtomicLong SERVER_IDS = new AtomicLong(7000);
+
+    /** One committed source transaction: its shard(s), the rows events' fingerprints, where it committed. */
+    private record SourceTxn(String id, List<Integer> shards, List<String> rows, Map<Integer, Long> commitOrder) {
+    }
+
+    /** One global transaction read back. */
+    private record OutTxn(String gtid, List<String> rows, List<String> tables, String ddl) {
+    }
+
+    @Test
+    void everyCommittedShardTransactionAppearsOnceInOrderAndXaAsOneAcrossARestart(ShardCluster shards,
+            @TempDir Path dir) throws Exception {
+        List<ShardInfo> infos = shards.infos();
+        createSchema(infos);
+        List<ShardPosition> starts = new ArrayList<>();
+        for (ShardInfo s : infos) {
+            starts.add(masterPosition(s));
+        }
+        List<ShardReaderConfig> readers = new ArrayList<>();
+        for (int i = 0; i < infos.size(); i++) {
+            ShardInfo s = infos.get(i);
+            readers.add(ShardReaderConfig.of(s.name(), s.host(), s.port(), s.replUser(), s.replPassword(),
+                    SERVER_IDS.incrementAndGet(), starts.get(i)));
+        }
+        BinlogConfig binlog = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
+                "binlog.flavor", "mariadb", "binlog.sync", "none", "binlog.file.size", "1MB"));
+        Map<String, String> persist = new HashMap<>(Map.of(PersistConfig.PATH, dir.resolve("spill").toString()));
+        LivePersistSettings settings = new LivePersistSettings(new PersistConfig(Runtime.getRuntime().maxMemory()), persist);
+        Load load = new Load(infos);
+        try (SpillStore store = SpillStore.open(dir.resolve("spill"));
+                TransactionBuffer buffer = new TransactionBuffer(settings, store);
+                HeartbeatWriter heartbeats = new HeartbeatWriter(heartbeatTargets(infos), HeartbeatWriter.DEFAULT_INTERVAL,
+                        HeartbeatWriter::systemMicros)) {
+            heartbeats.start();
+            load.start(3);
+            long firstRun = runFor(binlog, readers, Map.of(), buffer, Duration.ofSeconds(10), false);
+            assertThat(firstRun).as("transactions written before the restart").isPositive();
+            // restart from the recovered checkpoints while the load goes on
+            RecoveredBinlog recovered = BinlogRecovery.recover(binlog);
+            Map<String, ShardCheckpoint> checkpoints = recovered.shardCheckpoints();
+            assertThat(checkpoints).as("recovered checkpoints").hasSize(infos.size());
+            runFor(binlog, readers, checkpoints, buffer, Duration.ofSeconds(10), true);
+            assertThat(buffer.openTransactions()).as("buffers left open after the drain").isZero();
+        } finally {
+            load.close();
+        }
+        assertThat(load.failure.get()).as("load failure").isNull();
+
+        Map<String, SourceTxn> expected = new LinkedHashMap<>();
+        List<String> rolledBack = new ArrayList<>();
+        for (int i = 0; i < infos.size(); i++) {
+            readShard(i, ((EmbeddedMariaDbShard) shards.shard(i)).binlogDirectory(), starts.get(i), expected, rolledBack);
+        }
+        List<OutTxn> out = readGlobal(dir.resolve("binlog"));
+        assertThat(load.xaCommits.get()).as("XA commits").isGreaterThan(10);
+        assertThat(load.xaRollbacks.get()).as("XA rollbacks").isPositive();
+        assertThat(rolledBack).as("rolled-back branches in the shard binlogs").isNotEmpty();
+
+        Map<String, Integer> outIndex = new HashMap<>();
+        for (int k = 0; k < out.size(); k++) {
+            OutTxn t = out.get(k);
+            assertThat(t.ddl()).as("global transaction %s: no DDL after the start", t.gtid()).isNull();
+            assertThat(t.tables()).as("table maps of %s", t.gtid()).containsOnly("shop.orders");
+            String fp = String.join("|", t.rows());
+            assertThat(outIndex.put(fp, k)).as("global transaction %s appears once", t.gtid()).isNull();
+        }
+        for (String rb : rolledBack) {
+            for (OutTxn t : out) {
+                assertThat(t.rows()).as("rolled-back branch rows in %s", t.gtid()).doesNotContain(rb);
+            }
+        }
+        Map<Integer, Integer> lastIndexOfShard = new HashMap<>();
+        AtomicLong reorderedXa = new AtomicLong();
+        List<SourceTxn> byCommit = new ArrayList<>(expected.values());
+        for (int shard = 0; shard < infos.size(); shard++) {
+            int s = shard;
+            List<SourceTxn> mine = byCommit.stream().filter(t -> t.commitOrder().containsKey(s))
+                    .sorted(java.util.Comparator.comparingLong(t -> t.commitOrder().get(s))).toList();
+            int last = -1;
+            SourceTxn lastTxn = null;
+            for (SourceTxn t : mine) {
+                Integer at = outIndex.get(String.join("|", t.rows()));
+                assertThat(at).as("shard %d transaction %s (shards %s) in the global binlog exactly as one transaction",
+                        s, t.id(), t.shards()).isNotNull();
+                if (at < last) {
+                    // invariant 4: only an XA transaction whose commits cross another's (a cycle) may be written
+                    // ahead of its shard's commit order
+                    SourceTxn reordered = t;
+                    assertThat(byCommit.stream().anyMatch(u -> crosses(reordered, u)))
+                            .as("shard %d: %s (output %d) written before its predecessor %s (output %d) without a"
+                                    + " crossing XA transaction", s, t.id(), at, lastTxn.id(), last).isTrue();
+                    reorderedXa.incrementAndGet();
+                }
+                last = Math.max(last, at);
+                lastTxn = t;
+            }
+            lastIndexOfShard.put(s, last);
+        }
+        assertThat(out).as("global transactions = committed shard transactions (XA counted once)").hasSize(expected.size());
+        long xa = expected.values().stream().filter(t -> t.shards().size() > 1).count();
+        assertThat(xa).as("committed XA transactions spanning several shards").isGreaterThan(10);
+
+        System.out.printf("pipeline IT: %d global transactions = %d committed shard transactions (%d XA over 2-4 shards,"
+                + " %d rolled-back branches left out), %d XA written ahead of a crossing one, load: %d single-shard,"
+                + " %d XA commits, %d XA rollbacks%n", out.size(), expected.size(), xa, rolledBack.size(), reorderedXa.get(),
+                load.singles.get(), load.xaCommits.get(), load.xaRollbacks.get());
+        // mariadb-binlog parses what we wrote
+        Path tool = Path.of("/usr/bin/mariadb-binlog");
+        if (Files.isExecutable(tool)) {
+            List<String> cmd = new ArrayList<>(List.of(tool.toString(), "--verbose"));
+            try (Stream<Path> files = Files.list(dir.resolve("binlog"))) {
+                files.filter(p -> BinlogFiles.fileNumber(p.getFileName().toString()).isPresent()).sorted()
+                        .forEach(p -> cmd.add(p.toString()));
+            }
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            byte[] text = p.getInputStream().readAllBytes();
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            String s = new String(text, java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(p.exitValue()).as("mariadb-binlog exit status; output tail: %s",
+                    s.substring(Math.max(0, s.length() - 2000))).isZero();
+            assertThat(s).contains("### INSERT INTO `shop`.`orders`").doesNotContain("__cdc_heartbeat__");
+        }
+    }
+
+    /** Whether XA transactions {@code a} and {@code b} commit in opposite orders on two shards they share. */
+    private static boolean crosses(SourceTxn a, SourceTxn b) {
+        if (a == b || a.shards().size() < 2 || b.shards().size() < 2) {
+            return false;
+        }
+        boolean aFirst = false;
+        boolean bFirst = false;
+        for (Map.Entry<Integer, Long> e : a.commitOrder().entrySet()) {
+            Long other = b.commitOrder().get(e.getKey());
+            if (other != null) {
+                aFirst |= e.getValue() < other;
+                bFirst |= other < e.getValue();
+            }
+        }
+        return aFirst && bFirst;
+    }
+
+    /** Runs a pipeline for {@code duration}; when {@code drain}, stops the load first and waits for the output. */
+    private long runFor(BinlogConfig binlog, List<ShardReaderConfig> readers, Map<String, ShardCheckpoint> from,
+            TransactionBuffer buffer, Duration duration, boolean drain) throws Exception {
+        RecoveredBinlog recovered = BinlogRecovery.recover(binlog);
+        try (GlobalBinlogWriter writer = GlobalBinlogWriter.open(binlog, recovered, Clock.systemUTC())) {
+            GlobalBinlogPipeline pipeline = new GlobalBinlogPipeline(readers, from, writer, buffer, LogicalNames.defaults(),
+                    Duration.ofSeconds(60), 1024);
+            try {
+                pipeline.start();
+                Thread.sleep(duration.toMillis());
+                if (drain) {
+                    Load.stopAll();
+                    // heartbeats keep going: wait until nothing more comes for a while
+                    long last = -1;
+                    long stableSince = System.nanoTime();
+                    while (System.nanoTime() - stableSince < TimeUnit.SECONDS.toNanos(2)) {
+                        Thread.sleep(200);
+                        long now = pipeline.transactionsWritten();
+                        if (now != last) {
+                            last = now;
+                            stableSince = System.nanoTime();
+                        }
+                    }
+                }
+                assertThat(pipeline.failure()).as("pipeline failure").isNull();
+                return pipeline.transactionsWritten();
+            } finally {
+                pipeline.close();
+            }
+        }
+    }
+
+    private static List<HeartbeatWriter.Target> heartbeatTargets(List<ShardInfo> infos) {
+        List<HeartbeatWriter.Target> t = new ArrayList<>();
+        for (ShardInfo s : infos) {
+            t.add(new HeartbeatWriter.Target(s.name(), s.host() + ":" + s.port(),
+                    () -> DriverManager.getConnection(s.jdbcUrl(), s.replUser(), s.replPassword())));
+        }
+        return t;
+    }
+
+    private static void createSchema(List<ShardInfo> infos) throws SQLException {
+        for (ShardInfo s : infos) {
+            try (Connection c = s.openAdminConnection(); Statement st = c.createStatement()) {
+                st.execute("CREATE DATABASE IF NOT EXISTS shop_" + s.index());
+                for (int t = 0; t < 2; t++) {
+                    st.execute("CREATE TABLE IF NOT EXISTS shop_" + s.index() + ".orders_000" + t
+                            + " (id BIGINT PRIMARY KEY, customer VARCHAR(64) NOT NULL, amount DECIMAL(12,2) NOT NULL,"
+                            + " note VARCHAR(255)) ENGINE=InnoDB");
+                }
+            }
+        }
+    }
+
+    private static ShardPosition masterPosition(ShardInfo s) throws SQLException {
+        try (Connection c = s.openAdminConnection(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SHOW MASTER STATUS")) {
+            assertThat(rs.next()).as("binlog on %s", s.name()).isTrue();
+            return ShardPosition.at(rs.getString(1), rs.getLong(2));
+        }
+    }
+
+    /** Concurrent writers: single-shard transactions and XA over 2-4 shards, one in five XA rolled back. */
+    private static final class Load implements AutoCloseable {
+        private static final AtomicBoolean RUNNING = new AtomicBoolean();
+        private static final AtomicLong IDS = new AtomicLong();
+        private final List<ShardInfo> infos;
+        private final List<Thread> threads = new ArrayList<>();
+        final AtomicLong xaCommits = new AtomicLong();
+        final AtomicLong xaRollbacks = new AtomicLong();
+        final AtomicLong singles = new AtomicLong();
+        final java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+
+        Load(List<ShardInfo> infos) {
+            this.infos = infos;
+        }
+
+        static void stopAll() {
+            RUNNING.set(false);
+        }
+
+        void start(int threadCount) {
+            RUNNING.set(true);
+            for (int n = 0; n < threadCount; n++) {
+                long seed = 42 + n;
+                int me = n;
+                Thread t = new Thread(() -> run(seed, me), "load-" + n);
+                t.start();
+                threads.add(t);
+            }
+        }
+
+        private void run(long seed, int me) {
+            Random random = new Random(seed);
+            List<Connection> cs = new ArrayList<>();
+            try {
+                for (ShardInfo s : infos) {
+                    cs.add(s.openAdminConnection());
+                }
+                long step = 0;
+                while (RUNNING.get()) {
+                    step++;
+                    if (random.nextInt(4) == 0) {
+                        xa(cs, random, "t" + me + "-" + step);
+                    } else {
+                        int shard = random.nextInt(cs.size());
+                        Connection c = cs.get(shard);
+                        c.setAutoCommit(false);
+                        for (int r = 1 + random.nextInt(3); r > 0; r--) {
+                            insert(c, shard, random);
+                        }
+                        c.commit();
+                        c.setAutoCommit(true);
+                        singles.incrementAndGet();
+                    }
+                    Thread.sleep(random.nextInt(5));
+                }
+            } catch (Exception e) {
+                failure.compareAndSet(null, e);
+            } finally {
+                for (Connection c : cs) {
+                    try {
+                        c.close();
+                    } catch (SQLException ignored) {
+                        // closing after the test
+                    }
+                }
+            }
+        }
+
+        private void xa(List<Connection> cs, Random random, String gtrid) throws SQLException {
+            List<Integer> all = new ArrayList<>(List.of(0, 1, 2, 3));
+            java.util.Collections.shuffle(all, random);
+            List<Integer> branches = all.subList(0, 2 + random.nextInt(3));
+            boolean rollback = random.nextInt(5) == 0;
+            for (int i : branches) {
+                try (Statement s = cs.get(i).createStatement()) {
+                    String xid = "'" + gtrid + "','b" + i + "'";
+                    s.execute("XA START " + xid);
+                    insert(cs.get(i), i, random);
+                    s.execute("XA END " + xid);
+                    s.execute("XA PREPARE " + xid);
+                }
+            }
+            for (int i : branches) {
+                try (Statement s = cs.get(i).createStatement()) {
+                    s.execute((rollback ? "XA ROLLBACK " : "XA COMMIT ") + "'" + gtrid + "','b" + i + "'");
+                }
+            }
+            (rollback ? xaRollbacks : xaCommits).incrementAndGet();
+        }
+
+        private static void insert(Connection c, int shard, Random random) throws SQLException {
+            long id = IDS.incrementAndGet();
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO shop_" + shard + ".orders_000" + (id % 2)
+                    + " (id, customer, amount, note) VALUES (?, ?, ?, ?)")) {
+                p.setLong(1, id);
+                p.setString(2, "customer-" + random.nextInt(1000));
+                p.setBigDecimal(3, java.math.BigDecimal.valueOf(random.nextInt(100_000), 2));
+                p.setString(4, random.nextInt(3) == 0 ? null : "note " + Long.toHexString(random.nextLong()));
+                p.executeUpdate();
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            RUNNING.set(false);
+            for (Thread t : threads) {
+                t.join(30_000);
+            }
+        }
+    }
+
+    private static String fingerprint(BinlogEvent e) {
+        ByteBuffer b = e.body(RowsEvent.class).rows();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        return e.type() + ":" + HexFormat.of().formatHex(bytes);
+    }
+
+    private static List<Path> binlogFiles(Path dir, String pattern) throws IOException {
+        try (Stream<Path> list = Files.list(dir)) {
+            return list.filter(p -> p.getFileName().toString().matches(pattern)).sorted().toList();
+        }
+    }
+
+    /**
+     * What shard {@code index}'s own binlog files say was committed after {@code start}: each transaction
+     * (MariaDB GTID group ending at XID) and each XA branch (FL_PREPARED_XA group, then its FL_COMPLETED_XA
+     * commit or rollback), heartbeats left out. XA branches of one gtrid are merged, in shard order.
+     */
+    private static void readShard(int index, Path dir, ShardPosition start, Map<String, SourceTxn> out,
+            List<String> rolledBack) throws IOException {
+        Map<String, List<String>> preparedRows = new HashMap<>();
+        long order = 0;
+        for (Path f : binlogFiles(dir, "mariadb-bin\\.\\d+")) {
+            String name = f.getFileName().toString();
+            if (name.compareTo(start.file()) < 0) {
+                continue;
+            }
+            BinlogEventDecoder d = new BinlogEventDecoder(name, Files.readAllBytes(f), DecoderOptions.FULL);
+            MariaGtidEvent gtid = null;
+            List<String> rows = new ArrayList<>();
+            boolean heartbeat = false;
+            while (d.hasNext()) {
+                BinlogEvent e = d.next();
+                if (name.equals(start.file()) && e.offset() < start.position()) {
+                    continue;
+                }
+                order++;
+                if (e.body() instanceof MariaGtidEvent g) {
+                    gtid = g;
+                    rows = new ArrayList<>();
+                    heartbeat = false;
+                } else if (e.body() instanceof TableMapEvent m) {
+                    heartbeat |= m.database().equals(HeartbeatWriter.DATABASE);
+                } else if (e.type() != null && e.type().isRows()) {
+                    rows.add(fingerprint(e));
+                } else if (gtid != null && (e.type() == EventType.XID || e.type() == EventType.XA_PREPARE_LOG)) {
+                    if ((gtid.flags() & MariaGtidEvent.FL_PREPARED_XA) != 0) {
+                        preparedRows.put(gtid.xid().toString(), rows);
+                    } else if (!heartbeat && !rows.isEmpty()) {
+                        out.put(index + ":" + gtid.gtid(), new SourceTxn(gtid.gtid(), List.of(index), rows,
+                                Map.of(index, order)));
+                    }
+                    gtid = null;
+                } else if (gtid != null && e.body() instanceof QueryEvent q
+                        && (gtid.flags() & MariaGtidEvent.FL_COMPLETED_XA) != 0) {
+                    List<String> branch = preparedRows.remove(gtid.xid().toString());
+                    assertThat(branch).as("shard %d: prepare of %s read before its %s", index, gtid.xid(), q.sql())
+                            .isNotNull();
+                    if (q.sql().toUpperCase(java.util.Locale.ROOT).startsWith("XA ROLLBACK")) {
+                        rolledBack.addAll(branch);
+                    } else {
+                        String gtrid = HexFormat.of().formatHex(gtid.xid().gtrid());
+                        SourceTxn prev = out.get("xa:" + gtrid);
+                        List<Integer> sh = new ArrayList<>(prev == null ? List.of() : prev.shards());
+                        List<String> all = new ArrayList<>(prev == null ? List.of() : prev.rows());
+                        Map<Integer, Long> orders = new HashMap<>(prev == null ? Map.of() : prev.commitOrder());
+                        sh.add(index);
+                        all.addAll(branch);
+                        orders.put(index, order);
+                        out.put("xa:" + gtrid, new SourceTxn(gtrid, sh, all, orders));
+                    }
+                    gtid = null;
+                }
+            }
+        }
+    }
+
+    /** The global binlog's transactions (MariaDB flavor: GTID ... XID, or GTID + DDL query). */
+    private static List<OutTxn> readGlobal(Path dir) throws IOException {
+        List<OutTxn> out = new ArrayList<>();
+        for (Path f : binlogFiles(dir, "binlog\\.\\d+")) {
+            BinlogEventDecoder d = new BinlogEventDecoder(f.getFileName().toString(), Files.readAllBytes(f),
+                    DecoderOptions.FULL);
+            String gtid = null;
+            List<String> rows = new ArrayList<>();
+            List<String> tables = new ArrayList<>();
+            while (d.hasNext()) {
+                BinlogEvent e = d.next();
+                if (e.body() instanceof MariaGtidEvent g) {
+                    gtid = g.gtid();
+                    rows = new ArrayList<>();
+                    tables = new ArrayList<>();
+                } else if (e.body() instanceof TableMapEvent m) {
+                    tables.add(m.database() + "." + m.table());
+                } else if (e.type() != null && e.type().isRows()) {
+                    rows.add(fingerprint(e));
+                } else if (gtid != null && e.type() == EventType.XID) {
+                    out.add(new OutTxn(gtid, rows, tables, null));
+                    gtid = null;
+                } else if (gtid != null && e.body() instanceof QueryEvent q) {
+                    out.add(new OutTxn(gtid, rows, tables, q.sql()));
+                    gtid = null;
+                }
+            }
+        }
+        return out;
+    }
+}
