@@ -148,8 +148,8 @@ class GlobalBinlogPipelineIT {
             SourceTxn lastTxn = null;
             for (SourceTxn t : mine) {
                 Integer at = outIndex.get(String.join("|", t.rows()));
-                assertThat(at).as("shard %d transaction %s (shards %s) in the global binlog exactly as one transaction",
-                        s, t.id(), t.shards()).isNotNull();
+                assertThat(at).as("shard %d transaction %s (shards %s) in the global binlog exactly as one transaction;"
+                        + " its rows are in: %s", s, t.id(), t.shards(), where(t, out)).isNotNull();
                 if (at < last) {
                     // invariant 4: only an XA transaction whose commits cross another's (a cycle) may be written
                     // ahead of its shard's commit order
@@ -188,6 +188,21 @@ class GlobalBinlogPipelineIT {
                     s.substring(Math.max(0, s.length() - 2000))).isZero();
             assertThat(s).contains("### INSERT INTO `shop`.`orders`").doesNotContain("__cdc_heartbeat__");
         }
+    }
+
+    /** For a failure message: the output transactions holding each of {@code t}'s rows. */
+    private static String where(SourceTxn t, List<OutTxn> out) {
+        StringBuilder b = new StringBuilder();
+        for (String row : t.rows()) {
+            b.append("\n  row ").append(row, 0, Math.min(40, row.length())).append("... in");
+            for (int k = 0; k < out.size(); k++) {
+                if (out.get(k).rows().contains(row)) {
+                    b.append(' ').append(k).append(' ').append(out.get(k).gtid()).append(" (").append(out.get(k).rows().size())
+                            .append(" rows)");
+                }
+            }
+        }
+        return b.toString();
     }
 
     /** Whether XA transactions {@code a} and {@code b} commit in opposite orders on two shards they share. */
