@@ -12,10 +12,10 @@ import java.util.TreeMap;
  *
  * <p>Example (as {@link CheckpointFile} stores it, names URL-encoded, {@code !} for absent):
  * <pre>
- * tributary-checkpoint 1
+ * tributary-checkpoint 2
  * binlog binlog.000003 104857
  * sequence 4711
- * shard shard-0 mysql-bin.000012 4096 3e11fa47-71ca-11e1-9e33-c80aa9429562%3A1-42 0
+ * shard shard-0 mysql-bin.000012 4096 3e11fa47-71ca-11e1-9e33-c80aa9429562%3A1-42 0 1732233600123 1732233600123 1732233600101000
  * crc 2844172912
  * </pre>
  *

@@ -29,13 +29,16 @@ import java.util.zip.CRC32;
  * <p>Text, one record per line, values separated by single spaces, strings URL-encoded (UTF-8) and
  * {@code !} for an absent value, {@code ~} for an empty one; see {@link BinlogCheckpoint} for an example. Lines:
  * {@code tributary-checkpoint 1}, {@code binlog <file> <position>}, {@code sequence <n>}, one
- * {@code shard <name> <file> <position> <gtid set> <n> <key>...} per shard, {@code crc <crc32>}.
+ * {@code shard <name> <file> <position> <gtid set> <n> <key>... <heartbeat> <window> <time>} per shard (the
+ * last three: the sorter's {@link ShardCheckpoint.Clock}, without which a restarted sorter would order the
+ * re-read units differently and could fix an XA transaction's branches too early), {@code crc <crc32>}.
  *
  * <p>Not thread-safe: one thread writes (the binlog syncer); reading happens at startup.
  */
 public final class CheckpointFile {
     private static final String MAGIC = "tributary-checkpoint";
-    private static final int VERSION = 1;
+    /** Version 2 adds each shard's sorter clock; version 1 files (no clock) are still read. */
+    private static final int VERSION = 2;
     private static final String ABSENT = "!";
     /** URL encoding never yields a bare {@code ~} (it writes {@code %7E}), so it can stand for "". */
     private static final String EMPTY = "~";
@@ -114,6 +117,8 @@ public final class CheckpointFile {
             for (String key : new TreeSet<>(s.writtenAfter())) {
                 sb.append(' ').append(enc(key));
             }
+            ShardCheckpoint.Clock clock = s.clock();
+            sb.append(' ').append(clock.heartbeat()).append(' ').append(clock.window()).append(' ').append(clock.timeMicros());
             sb.append('\n');
         }
         long crc = crc(sb.toString());
@@ -133,9 +138,11 @@ public final class CheckpointFile {
             throw damaged(lines.length, "CRC32 mismatch: stored " + expected + ", computed " + crc(body));
         }
         String[] head = fields(lines[0], 2, 1);
-        if (!head[0].equals(MAGIC) || number(head[1], 1) != VERSION) {
-            throw damaged(1, "expected '" + MAGIC + " " + VERSION + "', found '" + lines[0] + "'");
+        long version = number(head[1], 1);
+        if (!head[0].equals(MAGIC) || version < 1 || version > VERSION) {
+            throw damaged(1, "expected '" + MAGIC + " 1' to '" + MAGIC + " " + VERSION + "', found '" + lines[0] + "'");
         }
+        int clockFields = version >= 2 ? 3 : 0;
         String[] binlog = fields(lines[1], 3, 2);
         String[] sequence = fields(lines[2], 2, 3);
         Map<String, ShardCheckpoint> shards = new LinkedHashMap<>();
@@ -145,15 +152,18 @@ public final class CheckpointFile {
                 throw damaged(i + 1, "expected 'shard <name> <file> <position> <gtids> <n> <keys>', found '" + lines[i] + "'");
             }
             int n = (int) number(f[5], i + 1);
-            if (f.length != 6 + n) {
-                throw damaged(i + 1, "expected " + n + " written-after keys, found " + (f.length - 6));
+            if (f.length != 6 + n + clockFields) {
+                throw damaged(i + 1, "expected " + n + " written-after keys" + (clockFields > 0 ? " and a clock" : "")
+                        + ", found " + (f.length - 6) + " fields after the key count");
             }
             Set<String> keys = new TreeSet<>();
             for (int k = 0; k < n; k++) {
                 keys.add(dec(f[6 + k]));
             }
             ShardPosition pos = new ShardPosition(dec(f[2]), number(f[3], i + 1), dec(f[4]));
-            shards.put(dec(f[1]), new ShardCheckpoint(dec(f[1]), pos, keys));
+            ShardCheckpoint.Clock clock = clockFields == 0 ? ShardCheckpoint.Clock.START
+                    : new ShardCheckpoint.Clock(number(f[6 + n], i + 1), number(f[7 + n], i + 1), number(f[8 + n], i + 1));
+            shards.put(dec(f[1]), new ShardCheckpoint(dec(f[1]), pos, keys, clock));
         }
         if (!binlog[0].equals("binlog") || !sequence[0].equals("sequence")) {
             throw damaged(2, "expected 'binlog <file> <position>' and 'sequence <n>'");

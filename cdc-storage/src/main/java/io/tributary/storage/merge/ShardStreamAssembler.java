@@ -86,7 +86,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private Long commitMicros;
     private XaXid mariaXid;
     private boolean heartbeat;
-    private long heartbeatValue = -1;
+    private long heartbeatValue;
     private final Set<Long> heartbeatTableIds = new HashSet<>();
     private BufferedTransaction txn;
 
@@ -265,7 +265,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
         commitMicros = null;
         mariaXid = null;
         heartbeat = false;
-        heartbeatValue = -1;
+        heartbeatValue = 0;
         heartbeatTableIds.clear();
         txn = null;
     }
@@ -292,7 +292,8 @@ public final class ShardStreamAssembler implements AutoCloseable {
                 txn.release();
                 txn = null;
             }
-            if (heartbeatValue < 0) {
+            if (heartbeatValue <= 0) {
+                // the row the heartbeat writer creates (value 0) is not a beat
                 open = false;
                 return;
             }
