@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * place in its shard's order; the branches of one gtrid become one {@link Emission.Distributed} once every
  * branch has committed, keyed by its latest commit, and each branch's shard waits at that commit for it:
  * what follows an early branch on its shard is placed after the whole transaction. The branches that take
- * part are those prepared when the heartbeat window of the first commit has closed on every shard (every
- * branch prepares before any commits, so by then all prepares are known). Rolled-back branches never
+ * part are those prepared when every shard has passed the heartbeat after the one that followed a commit on
+ * its shard (every branch prepares before any commits, and a heartbeat reaches the shards one after the
+ * other, so the beat after next comes after every prepare on every shard). Rolled-back branches never
  * appear. A branch still uncommitted {@code xaMaxWait} of heartbeat time after the first commit is given up
  * with a warning naming the gtrid and shards; its commit, if it comes, is then emitted on its own. Two XA
  * transactions whose commits cross on two shards (possible only when they do not conflict) wait for each
@@ -105,6 +106,10 @@ public final class GlobalSorter<P> {
         final Map<XaXid, Entry<P>> commits = new LinkedHashMap<>();
         final Set<XaXid> abandoned = new HashSet<>();
         long firstCommitWindow = -1;
+        /** Shards with a commit of this group that have not received a heartbeat since. */
+        final Set<Integer> awaitingBeat = new HashSet<>();
+        /** The first heartbeat a committing shard received after its commit; -1 before. */
+        long fixAfter = -1;
         boolean participantsFixed;
 
         XaGroup(String gtrid) {
@@ -231,6 +236,11 @@ public final class GlobalSorter<P> {
     private void heartbeat(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
         if (unit.heartbeat() > lane.lastHeartbeat) {
             lane.lastHeartbeat = unit.heartbeat();
+            for (XaGroup g : groups.values()) {
+                if (!g.participantsFixed && g.awaitingBeat.remove(lane.shard)) {
+                    g.fixAfter = g.fixAfter < 0 ? unit.heartbeat() : Math.min(g.fixAfter, unit.heartbeat());
+                }
+            }
             if (lane.firstHeartbeat == 0) {
                 lane.firstHeartbeat = unit.heartbeat();
             }
@@ -257,6 +267,7 @@ public final class GlobalSorter<P> {
         enqueue(lane, unit, before);
         Entry<P> entry = lane.queue.peekLast();
         group.commits.put(unit.xid(), entry);
+        group.awaitingBeat.add(lane.shard);
         if (group.firstCommitWindow < 0) {
             group.firstCommitWindow = entry.key().window();
         }
@@ -324,7 +335,10 @@ public final class GlobalSorter<P> {
         // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
         long firstHeartbeat = lanes.stream().mapToLong(l -> l.firstHeartbeat).min().orElseThrow();
         for (XaGroup g : groups.values()) {
-            if (!g.participantsFixed && g.firstCommitWindow >= 0 && closed > g.firstCommitWindow) {
+            // A heartbeat is written to the shards one after the other, not at one instant: a shard may get
+            // beat h+1 before a prepare that another shard's commit (in window h) follows. The beat after that
+            // commit's next beat comes, on every shard, after every prepare of the group.
+            if (!g.participantsFixed && g.fixAfter >= 0 && closed > g.fixAfter) {
                 g.participantsFixed = true;
             }
             long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
