@@ -1,0 +1,219 @@
+package io.tributary.test.bench;
+
+import io.netty.buffer.Unpooled;
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventType;
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.order.ShardUnit;
+import io.tributary.core.reader.ShardEvent;
+import io.tributary.core.reader.ShardPosition;
+import io.tributary.storage.binlog.BinlogConfig;
+import io.tributary.storage.binlog.BinlogRecovery;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.buffer.LivePersistSettings;
+import io.tributary.storage.buffer.PersistConfig;
+import io.tributary.storage.buffer.SpillStore;
+import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.storage.merge.MergeStage;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Merge throughput: N recorded shard streams through the merge stage (assembler per shard, transaction
+ * buffer in memory, global sorter, merger with logical names and global table ids, global binlog writer with
+ * {@code binlog.sync=none}), on one thread, as the pipeline's merge thread runs it.
+ *
+ * <p>Input: {@code --shard-mb} MB of OLTP transactions (past the first 128 MB, the bulk load) of the real
+ * MariaDB 10.11 binlog of
+ * {@link ShardBinlogGenerator}, replayed as every shard's stream (event bytes in memory, no network). Every
+ * shard gets a heartbeat unit after every {@code --txns-per-beat} of its transactions, the same value on all
+ * shards (as {@code HeartbeatWriter} does), so the sorter interleaves the shards window by window.
+ * Measured: shard events in (events/s) and shard bytes in (MB/s) from the first event to the last global
+ * transaction written.
+ *
+ * <p>Run: {@code ./mvnw -q -Pbench -pl cdc-test -am process-test-classes
+ * -Dbench.main=io.tributary.test.bench.MergeBenchmark -Dbench.args="--shards=4 --shard-mb=64"}.
+ */
+public final class MergeBenchmark {
+
+    private record Slice(int offset, int length, int type, long logPos, boolean transactionEnd) {
+    }
+
+    /** The generator's bulk load (sysbench prepare) comes first; the OLTP transactions after it are the input. */
+    private static final long SKIP_BYTES = 128L << 20;
+
+    private MergeBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<Integer> shardCounts = List.of(4, 16);
+        long shardMb = 32;
+        int txnsPerBeat = 50;
+        int rounds = 2;
+        for (String arg : args) {
+            if (arg.startsWith("--shards=")) {
+                shardCounts = Stream.of(arg.substring(9).split(",")).map(Integer::parseInt).toList();
+            } else if (arg.startsWith("--shard-mb=")) {
+                shardMb = Long.parseLong(arg.substring(11));
+            } else if (arg.startsWith("--txns-per-beat=")) {
+                txnsPerBeat = Integer.parseInt(arg.substring(16));
+            } else if (arg.startsWith("--rounds=")) {
+                rounds = Integer.parseInt(arg.substring(9));
+            } else if (!arg.isBlank()) {
+                throw new IllegalArgumentException("Unknown option " + arg
+                        + ": allowed are --shards=4,16 --shard-mb=N --txns-per-beat=N --rounds=N");
+            }
+        }
+        run(shardCounts, shardMb << 20, txnsPerBeat, rounds, System.out);
+    }
+
+    static void run(List<Integer> shardCounts, long shardBytes, int txnsPerBeat, int rounds, PrintStream out) throws Exception {
+        Path file = ShardBinlogGenerator.binlogOfAtLeast(1L << 30, out).get(0);
+        byte[] bytes = Files.readAllBytes(file);
+        List<Slice> slices = slices(file.getFileName().toString(), bytes, SKIP_BYTES, shardBytes);
+        long inputBytes = slices.stream().mapToLong(Slice::length).sum();
+        out.printf(Locale.ROOT, "Input per shard: %s, %d events, %.1f MB (real MariaDB 10.11 OLTP binlog)%n",
+                file.getFileName(), slices.size(), inputBytes / 1e6);
+        out.println();
+        out.println("| shards | events in | MB in | global transactions | events/s | MB/s | heap used after |");
+        out.println("|---:|---:|---:|---:|---:|---:|---:|");
+        for (int shards : shardCounts) {
+            for (int round = 0; round <= rounds; round++) {
+                Result r = once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat);
+                if (round > 0) {
+                    out.printf(Locale.ROOT, "| %d | %,d | %.0f | %,d | %,.0f | %.1f | %d MB |%n", shards, r.events, r.bytes / 1e6,
+                            r.written, r.events / (r.nanos / 1e9), r.bytes / 1e6 / (r.nanos / 1e9), r.heapAfter >> 20);
+                }
+            }
+        }
+    }
+
+    private record Result(long events, long bytes, long written, long nanos, long heapAfter) {
+    }
+
+    private static Result once(int shards, String fileName, byte[] bytes, List<Slice> slices, int txnsPerBeat)
+            throws IOException {
+        Path dir = Files.createTempDirectory("tributary-merge-bench");
+        try {
+            BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
+                    "binlog.sync", "none", "binlog.flavor", "mariadb"));
+            Map<String, String> persist = new HashMap<>(Map.of(PersistConfig.PATH, dir.resolve("spill").toString()));
+            LivePersistSettings settings = new LivePersistSettings(PersistConfig.forThisJvm(), persist);
+            List<ShardCheckpoint> start = new ArrayList<>();
+            for (int s = 0; s < shards; s++) {
+                start.add(ShardCheckpoint.at("shard-" + s, ShardPosition.at(fileName, 4)));
+            }
+            try (SpillStore store = SpillStore.open(dir.resolve("spill"));
+                    TransactionBuffer buffer = new TransactionBuffer(settings, store);
+                    GlobalBinlogWriter writer = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config),
+                            Clock.systemUTC())) {
+                MergeStage stage = new MergeStage(start, writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60));
+                int[] next = new int[shards];
+                long[] lastEnd = new long[shards];
+                long[] hbSeq = new long[shards];
+                long fileBase = Long.parseLong(fileName.replaceAll("^.*?(\\d+)$", "$1")) << 40;
+                long beat = 1;
+                long events = 0;
+                long in = 0;
+                long t0 = System.nanoTime();
+                boolean more = true;
+                while (more) {
+                    more = false;
+                    for (int s = 0; s < shards; s++) {
+                        int txns = 0;
+                        while (next[s] < slices.size() && txns < txnsPerBeat) {
+                            Slice e = slices.get(next[s]++);
+                            ShardPosition after = ShardPosition.at(fileName, e.logPos());
+                            stage.accept(s, new ShardEvent("shard-" + s, e.type(), 0, 1, e.length(), e.logPos(), 0, true,
+                                    after, after, e.transactionEnd(), Unpooled.wrappedBuffer(bytes, e.offset(), e.length())));
+                            events++;
+                            in += e.length();
+                            lastEnd[s] = e.logPos();
+                            if (e.transactionEnd()) {
+                                txns++;
+                            }
+                        }
+                        if (next[s] < slices.size()) {
+                            more = true;
+                        }
+                        offerBeat(stage, s, fileName, lastEnd[s], hbSeq, fileBase, beat);
+                    }
+                    beat++;
+                    stage.drain();
+                }
+                for (int k = 0; k < 2; k++) {
+                    for (int s = 0; s < shards; s++) {
+                        offerBeat(stage, s, fileName, lastEnd[s], hbSeq, fileBase, beat);
+                    }
+                    beat++;
+                    stage.drain();
+                }
+                long nanos = System.nanoTime() - t0;
+                long written = stage.transactionsWritten();
+                stage.close();
+                Runtime rt = Runtime.getRuntime();
+                return new Result(events, in, written, nanos, rt.totalMemory() - rt.freeMemory());
+            }
+        } finally {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /** A heartbeat unit after the shard's last event: between its last unit and the next (sequence = its start). */
+    private static void offerBeat(MergeStage stage, int shard, String fileName, long lastEnd, long[] hbSeq, long fileBase,
+            long beat) {
+        long seq = Math.max(hbSeq[shard] + 1, fileBase | Math.max(0, lastEnd - 1));
+        hbSeq[shard] = seq;
+        ShardPosition at = ShardPosition.at(fileName, lastEnd);
+        stage.offer(new ShardUnit<>(shard, seq, ShardUnit.Kind.HEARTBEAT, 0, null, beat, "hb-" + beat, at, at, null));
+    }
+
+    /** The events of the file's first {@code limit} bytes (whole transactions), FDE first, with their facts. */
+    private static List<Slice> slices(String name, byte[] bytes, long skip, long limit) {
+        List<Slice> out = new ArrayList<>();
+        BinlogEventDecoder d = new BinlogEventDecoder(name, bytes, DecoderOptions.HEADERS_ONLY);
+        int lastEnd = 0;
+        boolean started = false;
+        while (d.hasNext()) {
+            BinlogEvent e = d.next();
+            if (e.type() == EventType.FORMAT_DESCRIPTION) {
+                out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), false));
+                continue;
+            }
+            // skip the bulk load: start at the first transaction past skip
+            if (!started && (e.offset() < skip || e.type() != EventType.MARIA_GTID)) {
+                continue;
+            }
+            started = true;
+            boolean end = e.type() == EventType.XID;
+            out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), end));
+            if (end) {
+                lastEnd = out.size();
+                if (e.offset() >= skip + limit) {
+                    break;
+                }
+            }
+        }
+        if (lastEnd == 0) {
+            throw new UncheckedIOException(new IOException(name + ": no transaction end in the input"));
+        }
+        return out.subList(0, lastEnd);
+    }
+}
