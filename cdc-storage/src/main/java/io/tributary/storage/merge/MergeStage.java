@@ -83,8 +83,11 @@ public final class MergeStage implements AutoCloseable {
 
     /** The next event of shard {@code shard}; writes what may be written. */
     public void accept(int shard, ShardEvent event) {
+        long before = units;
         assemblers.get(shard).accept(event);
-        drain();
+        if (units != before) {
+            drain(); // only a new unit can make something emittable
+        }
     }
 
     /** Shard {@code shard}'s reader resumes at {@code restart}: its partial transaction is dropped. */
