@@ -1,0 +1,118 @@
+package io.tributary.storage.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.FormatDescription;
+import io.tributary.core.event.QueryEvent;
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.order.Emission;
+import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.order.GlobalTransaction;
+import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.order.ShardUnit;
+import io.tributary.core.reader.ShardPosition;
+import io.tributary.storage.buffer.BufferedTransaction;
+import io.tributary.storage.buffer.LivePersistSettings;
+import io.tributary.storage.buffer.PersistConfig;
+import io.tributary.storage.buffer.SpillStore;
+import io.tributary.storage.buffer.TransactionBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The merger on real events (a MariaDB 10.0 binlog of the corpus): the same DDL from two shards is written
+ * once and the duplicate's checkpoint rides with the next transaction written; a rows transaction comes out
+ * under logical names.
+ */
+class TransactionMergerTest {
+
+    private static final String FILE = "tiflow__mariadb-mysql-bin.000001";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aDuplicateDdlIsSkippedButItsCheckpointIsCarriedByTheNextTransaction() throws Exception {
+        String shared = System.getProperty("tributary.shared.dir");
+        Path p = shared == null ? null : Path.of(shared, "testdata", "binlog", "mariadb-10.x", FILE);
+        assumeTrue(p != null && Files.isRegularFile(p), "binlog corpus not found (tributary.shared.dir=" + shared
+                + "); merger test on real events skipped");
+        BinlogEventDecoder d = new BinlogEventDecoder(FILE, Files.readAllBytes(p), DecoderOptions.FULL);
+        BinlogEvent ddl = null;
+        List<BinlogEvent> dml = new ArrayList<>();
+        while (d.hasNext()) {
+            BinlogEvent e = d.next();
+            if (ddl == null && e.body() instanceof QueryEvent q && q.sql().toUpperCase(Locale.ROOT).startsWith("CREATE TABLE")) {
+                ddl = e;
+            } else if (dml.isEmpty() && e.type() == EventType.TABLE_MAP) {
+                dml.add(e);
+            } else if (dml.size() == 1 && e.type().isRows()) {
+                dml.add(e);
+            }
+        }
+        assertThat(ddl).as("a CREATE TABLE in " + FILE).isNotNull();
+        assertThat(dml).as("a TABLE_MAP and its rows event in " + FILE).hasSize(2);
+        FormatDescription fde = d.formatDescription();
+        Map<String, String> values = new HashMap<>(Map.of("storage.path", dir.resolve("spill").toString()));
+        try (SpillStore store = SpillStore.open(dir.resolve("spill"));
+                TransactionBuffer buffer = new TransactionBuffer(new LivePersistSettings(new PersistConfig(1L << 30), values),
+                        store)) {
+            TransactionMerger merger = new TransactionMerger(List.of("s0", "s1"), LogicalNames.defaults(), c -> { });
+            ShardCheckpoint s0 = ShardCheckpoint.at("s0", ShardPosition.at("bin.000001", 500));
+            ShardCheckpoint s1 = ShardCheckpoint.at("s1", ShardPosition.at("bin.000001", 700));
+            ShardCheckpoint s1Later = ShardCheckpoint.at("s1", ShardPosition.at("bin.000001", 900));
+
+            Optional<TransactionMerger.MergedTransaction> first = merger.merge(single(buffer, fde, 0, "0-1-1", List.of(ddl), s0));
+            assertThat(first).isPresent();
+            assertThat(first.get().kind()).isEqualTo(GlobalTransaction.Kind.DDL);
+            assertThat(first.get().checkpoints()).containsExactly(s0);
+            GlobalEvent only = first.get().events().next();
+            assertThat(only).isInstanceOf(GlobalEvent.Query.class);
+
+            Optional<TransactionMerger.MergedTransaction> duplicate = merger.merge(single(buffer, fde, 1, "0-2-1", List.of(ddl), s1));
+            assertThat(duplicate).as("the same logical DDL from the second shard").isEmpty();
+            assertThat(merger.pendingCheckpoints()).containsExactly(s1);
+
+            Optional<TransactionMerger.MergedTransaction> rows = merger.merge(single(buffer, fde, 1, "0-2-2", dml, s1Later));
+            assertThat(rows).isPresent();
+            assertThat(rows.get().kind()).isEqualTo(GlobalTransaction.Kind.ROWS);
+            // the later checkpoint of s1 replaces the duplicate's; the duplicate's buffer is released with it
+            assertThat(rows.get().checkpoints()).containsExactly(s1Later);
+            assertThat(rows.get().buffers()).hasSize(2);
+            List<GlobalEvent> out = new ArrayList<>();
+            rows.get().events().forEachRemaining(out::add);
+            assertThat(out).hasSize(2);
+            GlobalEvent.TableMap map = (GlobalEvent.TableMap) out.get(0);
+            assertThat(map.tableId()).isEqualTo(1);
+            assertThat(((GlobalEvent.Rows) out.get(1)).tableId()).isEqualTo(1);
+            assertThat(map.database()).doesNotMatch(".*_\\d+$");
+            assertThat(rows.get().provenance()).isEqualTo("s1 0-2-2");
+            first.get().buffers().forEach(BufferedTransaction::release);
+            rows.get().buffers().forEach(BufferedTransaction::release);
+            assertThat(buffer.openTransactions()).isZero();
+        }
+    }
+
+    private static Emission<BufferedTransaction> single(TransactionBuffer buffer, FormatDescription fde, int shard,
+            String key, List<BinlogEvent> events, ShardCheckpoint checkpoint) {
+        BufferedTransaction t = buffer.begin("s" + shard, key, fde);
+        events.forEach(t::append);
+        t.seal();
+        ShardPosition at = checkpoint.resumeFrom();
+        return new Emission.Single<>(new ShardUnit<>(shard, at.position(), ShardUnit.Kind.TRANSACTION, 1_000_000L, null, 0,
+                key, at, at, t), List.of(checkpoint));
+    }
+}
