@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
  * <li>XID or a {@code COMMIT} query: a TRANSACTION (or a HEARTBEAT, below);</li>
  * <li>XA_PREPARE_LOG (MySQL, and MariaDB 10.5+ whose GTID carries {@code FL_PREPARED_XA}): an XA_PREPARE
  *     of its xid, or a TRANSACTION when it is {@code XA COMMIT ... ONE PHASE};</li>
+ * <li>{@code XA COMMIT} inside the group its {@code XA START} opened (one phase): a TRANSACTION;
+ *     {@code XA ROLLBACK} there: nothing;</li>
  * <li>the first query of a group not opened by {@code BEGIN}/{@code XA START}: {@code XA COMMIT} /
  *     {@code XA ROLLBACK} (xid from the MariaDB GTID's {@code FL_COMPLETED_XA} xid, else parsed from the
  *     statement) become XA_COMMIT / XA_ROLLBACK; any other statement is DDL, a TRANSACTION holding that
@@ -231,13 +233,23 @@ public final class ShardStreamAssembler implements AutoCloseable {
             discard();
             return;
         }
+        boolean xaEnd = head.startsWith("XA COMMIT") || head.startsWith("XA ROLLBACK");
+        if (open && begun && xaEnd) {
+            // XA COMMIT ... ONE PHASE (or an XA ROLLBACK) closing its own XA START group
+            if (head.startsWith("XA COMMIT")) {
+                end(e, ShardUnit.Kind.TRANSACTION, null, source);
+            } else {
+                discard();
+            }
+            return;
+        }
         if (open && begun) {
             return; // a statement inside a transaction (statement-based rows): not written
         }
         if (!open) {
             openGroup(file, offset);
         }
-        if (head.startsWith("XA COMMIT") || head.startsWith("XA ROLLBACK")) {
+        if (xaEnd) {
             boolean commit = head.startsWith("XA COMMIT");
             XaXid xid = mariaXid != null ? mariaXid : XaStatements.xid(sql, shard + " at " + file + ":" + offset);
             if (commit && XaStatements.onePhase(sql)) {

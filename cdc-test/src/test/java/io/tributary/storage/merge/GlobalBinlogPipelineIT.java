@@ -122,6 +122,7 @@ class GlobalBinlogPipelineIT {
         List<OutTxn> out = readGlobal(dir.resolve("binlog"));
         assertThat(load.xaCommits.get()).as("XA commits").isGreaterThan(10);
         assertThat(load.xaRollbacks.get()).as("XA rollbacks").isPositive();
+        assertThat(load.onePhase.get()).as("one-phase XA commits").isPositive();
         assertThat(rolledBack).as("rolled-back branches in the shard binlogs").isNotEmpty();
 
         Map<String, Integer> outIndex = new HashMap<>();
@@ -181,8 +182,8 @@ class GlobalBinlogPipelineIT {
 
         System.out.printf("pipeline IT: %d global transactions = %d committed shard transactions (%d XA over 2-4 shards,"
                 + " %d rolled-back branches left out), %d XA written ahead of a crossing one, load: %d single-shard,"
-                + " %d XA commits, %d XA rollbacks%n", out.size(), expected.size(), xa, rolledBack.size(), reorderedXa.get(),
-                load.singles.get(), load.xaCommits.get(), load.xaRollbacks.get());
+                + " %d XA commits, %d XA rollbacks, %d one-phase XA%n", out.size(), expected.size(), xa, rolledBack.size(), reorderedXa.get(),
+                load.singles.get(), load.xaCommits.get(), load.xaRollbacks.get(), load.onePhase.get());
         // mariadb-binlog parses what we wrote
         Path tool = Path.of("/usr/bin/mariadb-binlog");
         if (Files.isExecutable(tool)) {
@@ -306,6 +307,7 @@ class GlobalBinlogPipelineIT {
         final AtomicLong xaCommits = new AtomicLong();
         final AtomicLong xaRollbacks = new AtomicLong();
         final AtomicLong singles = new AtomicLong();
+        final AtomicLong onePhase = new AtomicLong();
         final java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
 
         Load(List<ShardInfo> infos) {
@@ -337,8 +339,11 @@ class GlobalBinlogPipelineIT {
                 long step = 0;
                 while (RUNNING.get()) {
                     step++;
-                    if (random.nextInt(4) == 0) {
+                    int kind = random.nextInt(20);
+                    if (kind < 5) {
                         xa(cs, random, "t" + me + "-" + step);
+                    } else if (kind == 5) {
+                        onePhase(cs, random, "t" + me + "-" + step);
                     } else {
                         int shard = random.nextInt(cs.size());
                         Connection c = cs.get(shard);
@@ -363,6 +368,19 @@ class GlobalBinlogPipelineIT {
                     }
                 }
             }
+        }
+
+        /** XA on one shard committed in one phase: an ordinary transaction of that shard. */
+        private void onePhase(List<Connection> cs, Random random, String gtrid) throws SQLException {
+            int i = random.nextInt(cs.size());
+            try (Statement s = cs.get(i).createStatement()) {
+                String xid = "'" + gtrid + "','one'";
+                s.execute("XA START " + xid);
+                insert(cs.get(i), i, random);
+                s.execute("XA END " + xid);
+                s.execute("XA COMMIT " + xid + " ONE PHASE");
+            }
+            onePhase.incrementAndGet();
         }
 
         private void xa(List<Connection> cs, Random random, String gtrid) throws SQLException {
