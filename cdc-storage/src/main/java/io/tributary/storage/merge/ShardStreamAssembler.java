@@ -58,7 +58,9 @@ import org.slf4j.LoggerFactory;
  * increasing along the shard's binlog. Commit time: the MySQL 8 GTID's immediate commit timestamp (µs),
  * else the header seconds of the group's last event x 10^6.
  *
- * <p>{@link #rewind} (the reader reconnected in the middle of a transaction) frees the partial group.
+ * <p>{@link #rewind} (the reader reconnected in the middle of a transaction) frees the partial group; a
+ * group delivered again after a rewind to a restart position before it (the reader's restart position may lag
+ * behind a unit already complete here) is recognised by its sequence and skipped.
  * A prepared branch's buffer is freed here when its {@code XA ROLLBACK} arrives (the sorter drops it).
  *
  * <p>Not thread-safe: one assembler belongs to the thread that consumes the shard's events.
@@ -77,6 +79,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private FormatDescription fde;
     private RowsEventDecoder rowsDecoder;
     private ShardPosition before;
+    private long lastSequence = Long.MIN_VALUE;
 
     // the open group
     private boolean open;
@@ -296,6 +299,13 @@ public final class ShardStreamAssembler implements AutoCloseable {
         }
         long micros = commitMicros != null ? commitMicros : e.header().timestamp() * 1_000_000L;
         long sequence = sequence(groupFile, groupOffset);
+        if (sequence <= lastSequence) {
+            // delivered again after a reader rewind to a restart position before it: already handed on
+            log.debug("shard {}: {} at {} already handed on; skipped", shard, key(), groupStart);
+            discard();
+            return;
+        }
+        lastSequence = sequence;
         ShardPosition end = source.position();
         String key = key();
         ShardUnit<BufferedTransaction> unit;
