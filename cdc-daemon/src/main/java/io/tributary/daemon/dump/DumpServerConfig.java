@@ -1,0 +1,53 @@
+package io.tributary.daemon.dump;
+
+import io.tributary.core.event.BinlogFlavor;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The dump server's settings ({@code dump.*}).
+ *
+ * @param bindHost       address to listen on ({@code dump.host}, default all)
+ * @param port           {@code dump.port}, default 3399; 0 picks a free port (tests). 3306 is refused
+ * @param flavor         which server the dump server looks like (follows {@code binlog.flavor})
+ * @param serverId       {@code @@server_id} it reports (the global binlog's server id)
+ * @param users          who may log in
+ * @param maxConnections {@code dump.maxConnections}
+ * @param authTimeout    a connection that has not authenticated by then is closed
+ */
+public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, long serverId, List<DumpUser> users,
+                               int maxConnections, Duration authTimeout) {
+
+    public static final int DEFAULT_PORT = 3399;
+
+    public DumpServerConfig {
+        if (port == 3306) {
+            throw new IllegalArgumentException("dump.port must not be 3306 (the port of a real server); default is "
+                    + DEFAULT_PORT);
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("dump.port must be 0-65535, got " + port);
+        }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("dump.maxConnections must be positive, got " + maxConnections);
+        }
+        users = List.copyOf(users);
+    }
+
+    /** Defaults: all addresses, port 3399, 1000 connections, 10 s to authenticate. */
+    public static DumpServerConfig defaults(BinlogFlavor flavor, long serverId, List<DumpUser> users) {
+        return new DumpServerConfig("0.0.0.0", DEFAULT_PORT, flavor, serverId, users, 1000, Duration.ofSeconds(10));
+    }
+
+    public DumpServerConfig withPort(int newPort) {
+        return new DumpServerConfig(bindHost, newPort, flavor, serverId, users, maxConnections, authTimeout);
+    }
+
+    Map<String, DumpUser> usersByName() {
+        return users.stream().collect(Collectors.toUnmodifiableMap(DumpUser::name, Function.identity()));
+    }
+}
