@@ -57,23 +57,34 @@ final class CorpusBinlog {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        CorpusBinlog c = fromBytes(relative, bytes, db -> true);
+        assumeTrue(c.size() > 0, relative + " holds no row transactions");
+        return c;
+    }
+
+    /** The row transactions of a binlog file's bytes whose tables are all in databases {@code keep} accepts. */
+    static CorpusBinlog fromBytes(String name, byte[] bytes, java.util.function.Predicate<String> keep) {
         List<List<BinlogEvent>> out = new ArrayList<>();
         List<BinlogEvent> txn = null;
-        for (BinlogEventDecoder d = new BinlogEventDecoder(relative, bytes); d.hasNext(); ) {
+        boolean kept = true;
+        for (BinlogEventDecoder d = new BinlogEventDecoder(name, bytes); d.hasNext(); ) {
             BinlogEvent e = d.next();
             EventType t = e.type();
             if (t == EventType.GTID || t == EventType.ANONYMOUS_GTID || t == EventType.MARIA_GTID) {
                 txn = new ArrayList<>();
+                kept = true;
             } else if (txn != null && (t == EventType.TABLE_MAP || isRows(t))) {
+                if (t == EventType.TABLE_MAP) {
+                    kept &= keep.test(e.body(TableMapEvent.class).database());
+                }
                 txn.add(e);
             } else if (txn != null && t == EventType.XID) {
-                if (!txn.isEmpty()) {
+                if (!txn.isEmpty() && kept) {
                     out.add(txn);
                 }
                 txn = null;
             }
         }
-        assumeTrue(!out.isEmpty(), relative + " holds no row transactions");
         return new CorpusBinlog(out);
     }
 
@@ -93,6 +104,38 @@ final class CorpusBinlog {
         for (int i = 0; i < n; i++) {
             writer.append(next());
         }
+    }
+
+    /** Appends one DDL transaction ({@code database} is the default database it runs in, may be empty). */
+    static void appendDdl(GlobalBinlogWriter writer, String database, String sql) throws IOException {
+        ShardPosition pos = ShardPosition.at("shard-0-bin.000001", 4);
+        List<GlobalEvent> events = List.of(new GlobalEvent.Query(System.currentTimeMillis() / 1000, database, sql));
+        writer.append(new GlobalTransaction() {
+            @Override
+            public Kind kind() {
+                return Kind.DDL;
+            }
+
+            @Override
+            public long commitTimeMicros() {
+                return System.currentTimeMillis() * 1000;
+            }
+
+            @Override
+            public Iterator<GlobalEvent> events() {
+                return events.iterator();
+            }
+
+            @Override
+            public List<ShardCheckpoint> checkpoints() {
+                return List.of(ShardCheckpoint.at("shard-0", pos));
+            }
+
+            @Override
+            public String provenance() {
+                return "ddl " + sql;
+            }
+        });
     }
 
     private GlobalTransaction next() {
