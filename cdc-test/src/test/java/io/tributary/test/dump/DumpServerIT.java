@@ -268,6 +268,152 @@ class DumpServerIT {
                 .isInstanceOfSatisfying(SQLException.class, ex -> assertThat(ex.getErrorCode()).isEqualTo(1045));
     }
 
+    @Test
+    void heartbeatsArriveAtTheNegotiatedPeriodWhenIdle() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 5);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setBinlogFilename("binlog.000001");
+        c.setBinlogPosition(4);
+        c.setHeartbeatInterval(100);
+        c.connect(10_000);
+        await("5 XIDs", Duration.ofSeconds(10), () -> count(events, EventType.XID) >= 5);
+        long t0 = System.nanoTime();
+        await("3 heartbeats", Duration.ofSeconds(5), () -> count(events, EventType.HEARTBEAT) >= 3);
+        long elapsedMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(elapsedMs).as("3 heartbeats at 100 ms").isBetween(150L, 1500L);
+        assertThat(failures).isEmpty();
+        assertThat(c.getBinlogPosition()).isEqualTo(writer.durability().current().position().position());
+    }
+
+    @Test
+    void aDumpBeforeTheBinlogIsOpenGetsACleanError() throws Exception {
+        CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
+                PASSWORD))).withPort(0), () -> null).start();
+        ServerException e = dumpError(c -> {
+            c.setBinlogFilename("binlog.000001");
+            c.setBinlogPosition(4);
+        });
+        assertThat(e.getErrorCode()).isEqualTo(1236);
+        assertThat(e.getMessage()).contains("not open yet");
+    }
+
+    @Test
+    void garbageTruncatedAndOversizedPacketsCloseOnlyThatConnection() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 10);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient tailing = client(events, failures);
+        tailing.connect(10_000);
+        byte[][] attacks = {
+            "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+            {(byte) 0xff, (byte) 0xff, (byte) 0xff, 1, 0, 0},          // announces 16 MB, sends 2 bytes
+            {5, 0, 0, 1, 1, 2},                                        // truncated handshake response
+        };
+        for (byte[] attack : attacks) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+                s.setSoTimeout(15_000);
+                java.io.InputStream in = s.getInputStream();
+                readPacket(in); // greeting
+                s.getOutputStream().write(attack);
+                s.shutdownOutput();
+                byte[] reply = readPacket(in);
+                assertThat(reply == null || (reply[0] & 0xff) == 0xff).as("an ERR packet or a closed connection").isTrue();
+            }
+        }
+        long before = count(events, EventType.XID);
+        CorpusBinlog.forFlavor(BinlogFlavor.MYSQL).append(writer, 2);
+        await("the subscriber still receives", Duration.ofSeconds(5), () -> count(events, EventType.XID) >= before + 2);
+        assertThat(failures).isEmpty();
+    }
+
+    /** One packet's payload, or null at end of stream. */
+    private static byte[] readPacket(java.io.InputStream in) throws java.io.IOException {
+        byte[] header = in.readNBytes(4);
+        if (header.length < 4) {
+            return null;
+        }
+        int length = (header[0] & 0xff) | (header[1] & 0xff) << 8 | (header[2] & 0xff) << 16;
+        byte[] payload = in.readNBytes(length);
+        return payload.length < length ? null : payload;
+    }
+
+    @Test
+    void aStalledSubscriberDoesNotHoldBackTheOthersOrTheWriter() throws Exception {
+        start(BinlogFlavor.MYSQL, 1 << 20, "0", 50);
+        // the stalled one: dumps from the start and never reads
+        java.net.Socket stalled = stalledDump();
+        List<List<Event>> all = new ArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            List<Event> events = new CopyOnWriteArrayList<>();
+            all.add(events);
+            BinaryLogClient c = client(events, failures);
+            c.setBinlogFilename("binlog.000001");
+            c.setBinlogPosition(4);
+            c.connect(10_000);
+        }
+        CorpusBinlog more = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        long t0 = System.nanoTime();
+        more.append(writer, 1000);
+        long writeMs = (System.nanoTime() - t0) / 1_000_000;
+        for (List<Event> events : all) {
+            await("every tailing subscriber receives all 1050", Duration.ofSeconds(60),
+                    () -> count(events, EventType.XID) >= 1050);
+        }
+        System.out.println("dump fan-out: 1000 transactions (" + writer.durability().current().position()
+                + ") appended in " + writeMs + " ms with 15 subscribers and one stalled; all received");
+        assertThat(failures).isEmpty();
+        assertThat(stalled.isClosed()).isFalse();
+        stalled.close();
+    }
+
+    private java.net.Socket stalledDump() throws Exception {
+        java.net.Socket s = new java.net.Socket("127.0.0.1", server.port());
+        s.setReceiveBufferSize(4096);
+        s.setSoTimeout(10_000);
+        java.io.InputStream in = s.getInputStream();
+        java.io.OutputStream out = s.getOutputStream();
+        byte[] greeting = readPacket(in);
+        assertThat(greeting).isNotNull();
+        // switch to mysql_native_password: answer the greeting with that plugin
+        int nul = 1;
+        while (greeting[nul] != 0) {
+            nul++;
+        }
+        byte[] seed = new byte[20];
+        System.arraycopy(greeting, nul + 1 + 4, seed, 0, 8);
+        System.arraycopy(greeting, nul + 1 + 4 + 8 + 1 + 2 + 1 + 2 + 2 + 1 + 10, seed, 8, 12);
+        byte[] scramble = io.tributary.core.packet.AuthScramble.nativePassword(PASSWORD.getBytes(), seed);
+        java.io.ByteArrayOutputStream p = new java.io.ByteArrayOutputStream();
+        int caps = 0x200 | 0x8000 | 0x80000;
+        p.writeBytes(new byte[] {(byte) caps, (byte) (caps >> 8), (byte) (caps >> 16), 0, 0, 0, 0, 1, 45});
+        p.writeBytes(new byte[23]);
+        p.writeBytes(USER.getBytes());
+        p.write(0);
+        p.write(scramble.length);
+        p.writeBytes(scramble);
+        p.writeBytes("mysql_native_password".getBytes());
+        p.write(0);
+        writePacket(out, 1, p.toByteArray());
+        byte[] ok = readPacket(in);
+        assertThat(ok[0]).as("authenticated").isEqualTo((byte) 0);
+        java.io.ByteArrayOutputStream d = new java.io.ByteArrayOutputStream();
+        d.writeBytes(new byte[] {0x12, 4, 0, 0, 0, 0, 0, 99, 0, 0, 0});
+        d.writeBytes("binlog.000001".getBytes());
+        writePacket(out, 0, d.toByteArray());
+        return s;
+    }
+
+    private static void writePacket(java.io.OutputStream out, int seq, byte[] payload) throws java.io.IOException {
+        out.write(new byte[] {(byte) payload.length, (byte) (payload.length >> 8), (byte) (payload.length >> 16),
+            (byte) seq});
+        out.write(payload);
+        out.flush();
+    }
+
     private static String single(Statement st, String sql) throws SQLException {
         try (ResultSet rs = st.executeQuery(sql)) {
             assertThat(rs.next()).as(sql).isTrue();
