@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventEncoder;
 import io.tributary.core.event.EventHeader;
+import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
 import io.tributary.core.packet.EofPacket;
 import io.tributary.core.packet.MySqlError;
@@ -24,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.zip.CRC32;
 
 /**
@@ -32,6 +34,10 @@ import java.util.zip.CRC32;
  * {@link BinlogFileReader}, each as a packet {@code 0x00 + event bytes}. At the end it blocks on the writer's
  * durability notification (no polling), sends a HEARTBEAT when idle for the negotiated period, or, in
  * non-blocking mode, an EOF packet and stops.
+ *
+ * <p>Where the events come from: the subscriber's own file reader until it reaches what the shared
+ * {@link TailCache} holds (for a GTID subscriber: once past the last transaction of its set), then the cache,
+ * with no file read; if it falls out of the cache (too slow) it continues from the files at its position.
  *
  * <p>Back-pressure: it writes only while the channel is writable (its outbound buffer is below the high water
  * mark) and otherwise waits, so a slow subscriber holds at most the water mark plus one event in memory and
@@ -50,14 +56,27 @@ final class BinlogStreamer implements Runnable {
     private final DumpRequest request;
     private final BinlogEventEncoder artificial;
     private final Object writable = new Object();
+    private final TailCache cache;
+    private final LongAdder fromFiles;
+    private final LongAdder fromCache;
     private int sequenceId;
     private long unflushed;
+    private BinlogFileReader reader;
+    private long cursor = -1;
+    private BinlogPosition position;
+    private boolean afterRotate;
+    private long mustPassSequence;
+    private long lastSequence;
 
-    BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId) {
+    BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId, TailCache cache,
+                   LongAdder fromFiles, LongAdder fromCache) {
         this.channel = channel;
         this.writer = writer;
         this.request = request;
         this.sequenceId = firstSequenceId;
+        this.cache = cache;
+        this.fromFiles = fromFiles;
+        this.fromCache = fromCache;
         this.artificial = new BinlogEventEncoder(writer.flavor(), writer.config().serverId());
     }
 
@@ -71,14 +90,16 @@ final class BinlogStreamer implements Runnable {
     @Override
     public void run() {
         String opened = null;
-        try (BinlogFileReader reader = open()) {
+        try {
+            reader = open();
             opened = reader.position().toString();
             BinlogPosition start = reader.position();
+            position = start;
             sendArtificial(buf -> artificial.fakeRotate(buf, start.file(), start.position()));
             if (start.position() > 4 && reader.formatDescriptionEvent() != null) {
                 sendFormatDescriptionAgain(reader.formatDescriptionEvent());
             }
-            stream(reader);
+            stream();
         } catch (DumpRefused e) {
             LOG.info("dump refused for {} ({}): {}", channel.remoteAddress(), request, e.getMessage());
             sendError(e.getMessage());
@@ -89,37 +110,118 @@ final class BinlogStreamer implements Runnable {
                 LOG.warn("dump to {} stopped at {}: {}", channel.remoteAddress(), opened, e.toString());
                 sendError("Tributary could not read the global binlog: " + e.getMessage());
             }
+        } finally {
+            closeReader();
         }
     }
 
-    private void stream(BinlogFileReader reader) throws IOException, InterruptedException {
+    private void closeReader() {
+        if (reader != null) {
+            try {
+                reader.close();
+            } catch (IOException e) {
+                LOG.debug("closing a subscriber's reader: {}", e.toString());
+            }
+            reader = null;
+        }
+    }
+
+    private void stream() throws IOException, InterruptedException {
         long heartbeatNanos = request.heartbeatPeriod().toNanos();
         long lastSent = System.nanoTime();
         while (channel.isActive() && !Thread.currentThread().isInterrupted()) {
             awaitWritable();
-            BinlogEvent e = reader.next(Duration.ZERO);
-            if (e == null) {
-                flush();
-                if (request.nonBlocking()) {
-                    send(new EofPacket(0, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT));
-                    flush();
-                    return;
-                }
-                long untilHeartbeat = heartbeatNanos > 0 ? heartbeatNanos - (System.nanoTime() - lastSent) : Long.MAX_VALUE;
-                if (untilHeartbeat <= 0) {
-                    BinlogPosition at = reader.position();
-                    sendArtificial(buf -> artificial.heartbeat(buf, at.file(), at.position()));
-                    flush();
-                    lastSent = System.nanoTime();
-                    continue;
-                }
-                e = reader.next(Duration.ofNanos(Math.min(untilHeartbeat, MAX_WAIT.toNanos())));
-                if (e == null) {
-                    continue;
-                }
+            if (sendNext(Duration.ZERO)) {
+                lastSent = System.nanoTime();
+                continue;
             }
-            sendEvent(e);
-            lastSent = System.nanoTime();
+            if (tryJoinCache()) {
+                continue;
+            }
+            flush();
+            if (request.nonBlocking()) {
+                send(new EofPacket(0, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT));
+                flush();
+                return;
+            }
+            long untilHeartbeat = heartbeatNanos > 0 ? heartbeatNanos - (System.nanoTime() - lastSent) : Long.MAX_VALUE;
+            if (untilHeartbeat <= 0) {
+                BinlogPosition at = currentPosition();
+                sendArtificial(buf -> artificial.heartbeat(buf, at.file(), at.position()));
+                flush();
+                lastSent = System.nanoTime();
+                continue;
+            }
+            if (sendNext(Duration.ofNanos(Math.min(untilHeartbeat, MAX_WAIT.toNanos())))) {
+                lastSent = System.nanoTime();
+            }
+        }
+    }
+
+    /** Sends the next event, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
+    private boolean sendNext(Duration timeout) throws IOException, InterruptedException {
+        if (cursor >= 0) {
+            try {
+                TailCache.Entry en = cache.get(cursor, timeout);
+                if (en == null) {
+                    return false;
+                }
+                cursor++;
+                position = en.next();
+                afterRotate = false;
+                fromCache.increment();
+                noteSequence(en.type(), en.bytes());
+                write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}), Unpooled.wrappedBuffer(en.bytes())));
+                return true;
+            } catch (TailCache.Evicted ev) {
+                LOG.info("subscriber {} fell behind the tail cache at {}; continuing from the files", channel.remoteAddress(),
+                        position);
+                cursor = -1;
+                reader = BinlogFileReader.at(writer, position);
+                afterRotate = false;
+            }
+        }
+        BinlogEvent e = reader.next(timeout);
+        if (e == null) {
+            return false;
+        }
+        fromFiles.increment();
+        afterRotate = e.type() == EventType.ROTATE;
+        position = afterRotate ? TailCache.rotateTarget(e) : reader.position();
+        if (e.type() == EventType.GTID || e.type() == EventType.MARIA_GTID) {
+            noteSequence(e.type(), e.rawBytes());
+        }
+        sendEvent(e);
+        return true;
+    }
+
+    /** At the end of what the files gave: switch to the shared cache when it holds the next event. */
+    private boolean tryJoinCache() throws IOException {
+        if (cursor >= 0 || cache == null || lastSequence < mustPassSequence) {
+            return false;
+        }
+        BinlogPosition at = afterRotate ? position : reader.position();
+        long c = cache.find(at);
+        if (c < 0) {
+            return false;
+        }
+        closeReader();
+        position = at;
+        cursor = c;
+        return true;
+    }
+
+    private BinlogPosition currentPosition() {
+        return cursor >= 0 || afterRotate || reader == null ? position : reader.position();
+    }
+
+    /** Tracks the GTID sequence streamed, so a GTID subscriber joins the cache only past its own set. */
+    private void noteSequence(EventType type, byte[] raw) {
+        if (type == EventType.GTID) {
+            lastSequence = java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                    .getLong(EventHeader.LENGTH + 1 + 16);
+        } else if (type == EventType.MARIA_GTID) {
+            lastSequence = java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(EventHeader.LENGTH);
         }
     }
 
@@ -139,6 +241,7 @@ final class BinlogStreamer implements Runnable {
         }
         String gtids = request.gtids();
         long wanted = highestOwnSequence(gtids);
+        mustPassSequence = wanted;
         if (wanted > mark.lastSequence()) {
             throw new DumpRefused("the replica's GTID set [" + gtids + "] has transactions the binlog does not have: "
                     + "it asks to continue after sequence " + wanted + " but the binlog's last is "

@@ -313,7 +313,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         LOG.info("dump connection {} ({}@{}): {}", connectionId, user, ctx.channel().remoteAddress(), request);
         state = State.DUMPING;
-        streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId);
+        streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, server.cache(), server.fileCounter(),
+                server.cacheCounter());
         streaming = server.subscribers().submit(streamer);
     }
 

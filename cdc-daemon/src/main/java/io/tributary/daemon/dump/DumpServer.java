@@ -55,6 +55,10 @@ public final class DumpServer implements Closeable {
         t.setDaemon(true);
         return t;
     });
+    private final java.util.concurrent.atomic.LongAdder eventsFromFiles = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder eventsFromCache = new java.util.concurrent.atomic.LongAdder();
+    private TailCache cache;
+    private boolean closed;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
@@ -94,6 +98,7 @@ public final class DumpServer implements Closeable {
         }
         LOG.info("dump server listening on {} as {} ({})", serverChannel.localAddress(), config.flavor().serverVersion(),
                 config.users().size() + " user(s)");
+        cache();
         return this;
     }
 
@@ -105,6 +110,35 @@ public final class DumpServer implements Closeable {
     /** Open client connections. */
     public int connectionCount() {
         return connections.get();
+    }
+
+    /** Events subscribers read from the binlog files (a subscriber catching up, or with the cache off). */
+    public long eventsReadFromFiles() {
+        return eventsFromFiles.sum();
+    }
+
+    /** Events subscribers were sent from the shared tail cache, with no file read. */
+    public long eventsServedFromCache() {
+        return eventsFromCache.sum();
+    }
+
+    java.util.concurrent.atomic.LongAdder fileCounter() {
+        return eventsFromFiles;
+    }
+
+    java.util.concurrent.atomic.LongAdder cacheCounter() {
+        return eventsFromCache;
+    }
+
+    /** The shared tail cache, started once the writer exists; null when turned off or not ready. */
+    synchronized TailCache cache() {
+        if (cache == null && !closed && config.cacheBytes() > 0) {
+            GlobalBinlogWriter w = writer.get();
+            if (w != null) {
+                cache = new TailCache(w, config.cacheBytes()).start();
+            }
+        }
+        return cache;
     }
 
     DumpServerConfig config() {
@@ -141,6 +175,10 @@ public final class DumpServer implements Closeable {
 
     @Override
     public synchronized void close() {
+        closed = true;
+        if (cache != null) {
+            cache.close();
+        }
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }

@@ -18,9 +18,10 @@ import java.util.stream.Collectors;
  * @param users          who may log in
  * @param maxConnections {@code dump.maxConnections}
  * @param authTimeout    a connection that has not authenticated by then is closed
+ * @param cacheBytes     {@code dump.cache.size}: the shared tail cache, default 256 MB; 0 turns it off
  */
 public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, long serverId, List<DumpUser> users,
-                               int maxConnections, Duration authTimeout) {
+                               int maxConnections, Duration authTimeout, long cacheBytes) {
 
     public static final int DEFAULT_PORT = 3399;
 
@@ -35,16 +36,24 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         if (maxConnections < 1) {
             throw new IllegalArgumentException("dump.maxConnections must be positive, got " + maxConnections);
         }
+        if (cacheBytes < 0) {
+            throw new IllegalArgumentException("dump.cache.size must not be negative, got " + cacheBytes);
+        }
         users = List.copyOf(users);
     }
 
-    /** Defaults: all addresses, port 3399, 1000 connections, 10 s to authenticate. */
+    /** Defaults: all addresses, port 3399, 1000 connections, 10 s to authenticate, a 256 MB tail cache. */
     public static DumpServerConfig defaults(BinlogFlavor flavor, long serverId, List<DumpUser> users) {
-        return new DumpServerConfig("0.0.0.0", DEFAULT_PORT, flavor, serverId, users, 1000, Duration.ofSeconds(10));
+        return new DumpServerConfig("0.0.0.0", DEFAULT_PORT, flavor, serverId, users, 1000, Duration.ofSeconds(10),
+                256L << 20);
     }
 
     public DumpServerConfig withPort(int newPort) {
-        return new DumpServerConfig(bindHost, newPort, flavor, serverId, users, maxConnections, authTimeout);
+        return new DumpServerConfig(bindHost, newPort, flavor, serverId, users, maxConnections, authTimeout, cacheBytes);
+    }
+
+    public DumpServerConfig withCacheBytes(long bytes) {
+        return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, bytes);
     }
 
     Map<String, DumpUser> usersByName() {

@@ -340,9 +340,14 @@ class DumpServerIT {
         return payload.length < length ? null : payload;
     }
 
-    @Test
-    void aStalledSubscriberDoesNotHoldBackTheOthersOrTheWriter() throws Exception {
-        start(BinlogFlavor.MYSQL, 1 << 20, "0", 50);
+    @org.junit.jupiter.params.ParameterizedTest(name = "tail cache of {0} bytes")
+    @org.junit.jupiter.params.provider.ValueSource(longs = {256L << 20, 16 * 1024})
+    void aStalledSubscriberDoesNotHoldBackTheOthersAndTailingSubscribersReadNoFiles(long cacheBytes) throws Exception {
+        CorpusBinlog corpus = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 1 << 20, "0");
+        corpus.append(writer, 50);
+        server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
+                PASSWORD))).withPort(0).withCacheBytes(cacheBytes), () -> writer).start();
         // the stalled one: dumps from the start and never reads
         java.net.Socket stalled = stalledDump();
         List<List<Event>> all = new ArrayList<>();
@@ -355,17 +360,29 @@ class DumpServerIT {
             c.setBinlogPosition(4);
             c.connect(10_000);
         }
-        CorpusBinlog more = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        for (List<Event> events : all) {
+            await("the first 50", Duration.ofSeconds(20), () -> count(events, EventType.XID) >= 50);
+        }
+        Thread.sleep(50); // the subscribers reach the end of the files and join the cache
+        long filesBefore = server.eventsReadFromFiles();
         long t0 = System.nanoTime();
-        more.append(writer, 1000);
+        corpus.append(writer, 1000);
         long writeMs = (System.nanoTime() - t0) / 1_000_000;
         for (List<Event> events : all) {
             await("every tailing subscriber receives all 1050", Duration.ofSeconds(60),
                     () -> count(events, EventType.XID) >= 1050);
+            List<Long> gnos = events.stream().filter(e -> e.getHeader().getEventType() == EventType.GTID)
+                    .map(e -> ((GtidEventData) e.getData()).getMySqlGtid().getTransactionId()).toList();
+            assertThat(gnos).isEqualTo(java.util.stream.LongStream.rangeClosed(1, 1050).boxed().toList());
         }
-        System.out.println("dump fan-out: 1000 transactions (" + writer.durability().current().position()
-                + ") appended in " + writeMs + " ms with 15 subscribers and one stalled; all received");
+        long filesDuring = server.eventsReadFromFiles() - filesBefore;
+        System.out.println("dump fan-out (cache " + cacheBytes + " B): 1000 transactions appended in " + writeMs
+                + " ms with 15 subscribers and one stalled; events read from files meanwhile " + filesDuring
+                + ", served from the cache " + server.eventsServedFromCache());
         assertThat(failures).isEmpty();
+        if (cacheBytes > 1 << 20) {
+            assertThat(filesDuring).as("tailing subscribers read no file").isZero();
+        }
         assertThat(stalled.isClosed()).isFalse();
         stalled.close();
     }
