@@ -89,8 +89,14 @@ final class CorpusBinlog {
     }
 
     static GlobalBinlogWriter openWriter(Path dir, BinlogFlavor flavor, long fileSize, String retention) throws IOException {
+        return openWriter(dir, flavor, fileSize, retention, "commit");
+    }
+
+    /** A writer with {@code binlog.sync} = {@code sync} ({@code none}: durable once written, no fsync). */
+    static GlobalBinlogWriter openWriter(Path dir, BinlogFlavor flavor, long fileSize, String retention, String sync)
+            throws IOException {
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.flavor",
-                flavor.name().toLowerCase(), "binlog.file.size", Long.toString(fileSize), "binlog.sync", "commit",
+                flavor.name().toLowerCase(), "binlog.file.size", Long.toString(fileSize), "binlog.sync", sync,
                 "binlog.server.id", "7", "binlog.retention.size", retention));
         return GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), Clock.systemUTC());
     }

@@ -344,7 +344,7 @@ class DumpServerIT {
     @org.junit.jupiter.params.provider.ValueSource(longs = {256L << 20, 16 * 1024})
     void aStalledSubscriberDoesNotHoldBackTheOthersAndTailingSubscribersReadNoFiles(long cacheBytes) throws Exception {
         CorpusBinlog corpus = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
-        writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 1 << 20, "0");
+        writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 1 << 20, "0", "none");
         corpus.append(writer, 50);
         server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
                 PASSWORD))).withPort(0).withCacheBytes(cacheBytes), () -> writer).start();
