@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.zip.CRC32;
 
@@ -50,6 +52,7 @@ final class BinlogStreamer implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(BinlogStreamer.class);
     private static final Duration MAX_WAIT = Duration.ofMillis(500);
     private static final int FLUSH_BYTES = 64 * 1024;
+    private static final int JOIN_CHECK_EVENTS = 16;
 
     private final Channel channel;
     private final GlobalBinlogWriter writer;
@@ -61,6 +64,7 @@ final class BinlogStreamer implements Runnable {
     private final LongAdder fromCache;
     private int sequenceId;
     private long unflushed;
+    private List<MySqlPacket> pending = new ArrayList<>();
     private BinlogFileReader reader;
     private long cursor = -1;
     private BinlogPosition position;
@@ -129,10 +133,16 @@ final class BinlogStreamer implements Runnable {
     private void stream() throws IOException, InterruptedException {
         long heartbeatNanos = request.heartbeatPeriod().toNanos();
         long lastSent = System.nanoTime();
+        long sinceJoinCheck = 0;
         while (channel.isActive() && !Thread.currentThread().isInterrupted()) {
             awaitWritable();
             if (sendNext(Duration.ZERO)) {
                 lastSent = System.nanoTime();
+                // a subscriber reading the files behind a fast writer may never reach the end: look for the cache now and then
+                if (cursor < 0 && ++sinceJoinCheck >= JOIN_CHECK_EVENTS) {
+                    sinceJoinCheck = 0;
+                    tryJoinCache();
+                }
                 continue;
             }
             if (tryJoinCache()) {
@@ -354,7 +364,7 @@ final class BinlogStreamer implements Runnable {
 
     private void write(ByteBuf payload) {
         int length = payload.readableBytes();
-        channel.write(new MySqlPacket(sequenceId, payload));
+        pending.add(new MySqlPacket(sequenceId, payload));
         sequenceId = (sequenceId + length / MySqlProtocol.MAX_PACKET_PAYLOAD + 1) & 0xFF;
         unflushed += length;
         if (unflushed >= FLUSH_BYTES) {
@@ -362,10 +372,23 @@ final class BinlogStreamer implements Runnable {
         }
     }
 
+    /** Hands the pending packets to the event loop as one task (one wake-up per batch, not per event). */
     private void flush() {
-        if (unflushed > 0) {
-            channel.flush();
-            unflushed = 0;
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<MySqlPacket> batch = pending;
+        pending = new ArrayList<>();
+        unflushed = 0;
+        try {
+            channel.eventLoop().execute(() -> {
+                for (MySqlPacket p : batch) {
+                    channel.write(p);
+                }
+                channel.flush();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            batch.forEach(MySqlPacket::release); // the server is shutting down
         }
     }
 
