@@ -141,7 +141,11 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 case SHA2_RSA -> rsaPassword(ctx, WireBuffers.readRestBytes(in));
                 case COMMANDS -> command(ctx, in);
                 case DUMPING -> {
-                    // a replica sends nothing while dumping (semi-sync acknowledgements are not negotiated)
+                    // a replica sends nothing while dumping (semi-sync acknowledgements are not negotiated) but may quit
+                    if (in.isReadable() && in.getUnsignedByte(in.readerIndex()) == MySqlProtocol.COM_QUIT) {
+                        state = State.CLOSED;
+                        ctx.close();
+                    }
                 }
                 case CLOSED -> {
                 }

@@ -95,6 +95,9 @@ final class ServerVariables {
             v.put("gtid_current_pos", executed);
             v.put("gtid_binlog_state", executed);
         } else {
+            if (snapshot != null) {
+                v.put("server_uuid", snapshot.serverUuid().toString());
+            }
             v.put("gtid_executed", executed);
             v.put("gtid_purged", purged);
         }

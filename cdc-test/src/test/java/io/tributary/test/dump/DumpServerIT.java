@@ -175,6 +175,21 @@ class DumpServerIT {
     }
 
     @Test
+    void binaryLogClientStartsAfterItsMariaDbGtidPosition() throws Exception {
+        start(BinlogFlavor.MARIADB, 4096, "0", 40);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setGtidSet("0-7-25");
+        c.connect(10_000);
+        await("15 XIDs", Duration.ofSeconds(30), () -> count(events, EventType.XID) >= 15 || !failures.isEmpty());
+        assertThat(failures).isEmpty();
+        List<Long> seqs = events.stream().filter(e -> e.getHeader().getEventType() == EventType.MARIADB_GTID)
+                .map(e -> ((MariadbGtidEventData) e.getData()).getSequence()).toList();
+        assertThat(seqs).isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
+    }
+
+    @Test
     void purgedAndFutureStartsGetError1236SayingWhatExists() throws Exception {
         start(BinlogFlavor.MYSQL, 4096, "16KB", 150);
         writer.purge();
@@ -323,6 +338,7 @@ class DumpServerIT {
                 assertThat(reply == null || (reply[0] & 0xff) == 0xff).as("an ERR packet or a closed connection").isTrue();
             }
         }
+        await("the rejected connections are gone", Duration.ofSeconds(5), () -> server.connectionCount() == 1);
         long before = count(events, EventType.XID);
         CorpusBinlog.forFlavor(BinlogFlavor.MYSQL).append(writer, 2);
         await("the subscriber still receives", Duration.ofSeconds(5), () -> count(events, EventType.XID) >= before + 2);
