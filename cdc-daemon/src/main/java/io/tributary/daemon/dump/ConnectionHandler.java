@@ -19,6 +19,7 @@ import io.tributary.core.packet.MySqlPacket;
 import io.tributary.core.packet.MySqlProtocol;
 import io.tributary.core.packet.MySqlProtocolException;
 import io.tributary.core.packet.OkPacket;
+import io.tributary.core.packet.SslRequest;
 import io.tributary.core.packet.WireBuffers;
 import io.tributary.storage.binlog.BinlogPosition;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
@@ -38,7 +39,9 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * Authentication: {@code mysql_native_password} (MariaDB flavor's default) or {@code caching_sha2_password}
  * (MySQL flavor's default: fast path for users that authenticated fully before, else full authentication with
- * the RSA public key exchange); a client that answers with another plugin is switched to the default. Wrong
+ * the RSA public key exchange, or the clear password over TLS); TLS is offered when a certificate is
+ * configured (SslRequest, then the TLS handshake, then the rest of the handshake encrypted). A client that
+ * answers with another plugin is switched to the default. Wrong
  * credentials get error 1045. Commands: COM_QUERY (answered by {@link QueryResponder}), COM_PING, COM_QUIT,
  * COM_INIT_DB, COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID; any other command gets error 1047.
  * A dump hands the connection to a {@link BinlogStreamer} on the server's subscriber executor.
@@ -64,6 +67,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private final byte[] seed = new byte[20];
     private State state = State.GREETED;
     private boolean admitted;
+    private boolean tls;
     private String user = "";
     private String plugin;
     private int nextSequenceId;
@@ -94,7 +98,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         String version = server.config().flavor().isMariaDb() ? "5.5.5-" + server.config().flavor().serverVersion()
                 : server.config().flavor().serverVersion();
         nextSequenceId = 0;
-        send(ctx, new HandshakeV10(HandshakeV10.PROTOCOL_VERSION, version, connectionId, seed, SERVER_CAPABILITIES,
+        int capabilities = SERVER_CAPABILITIES | (server.sslContext() != null ? MySqlProtocol.CLIENT_SSL : 0);
+        send(ctx, new HandshakeV10(HandshakeV10.PROTOCOL_VERSION, version, connectionId, seed, capabilities,
                 MySqlProtocol.UTF8MB4_GENERAL_CI, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT, plugin));
         ctx.flush();
         ctx.executor().schedule(() -> {
@@ -135,7 +140,15 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         ByteBuf in = packet.payload();
         try {
             switch (state) {
-                case GREETED -> handshakeResponse(ctx, HandshakeResponse41.decode(in));
+                case GREETED -> {
+                    if (!tls && server.sslContext() != null && in.readableBytes() == SslRequest.LENGTH
+                            && (SslRequest.decode(in).capabilities() & MySqlProtocol.CLIENT_SSL) != 0) {
+                        tls = true;
+                        ctx.pipeline().addFirst("tls", server.sslContext().newHandler(ctx.alloc()));
+                        return;
+                    }
+                    handshakeResponse(ctx, HandshakeResponse41.decode(in));
+                }
                 case AUTH_SWITCHED -> authenticate(ctx, WireBuffers.readRestBytes(in));
                 case SHA2_FULL -> fullAuthentication(ctx, WireBuffers.readRestBytes(in));
                 case SHA2_RSA -> rsaPassword(ctx, WireBuffers.readRestBytes(in));
@@ -220,6 +233,14 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             state = State.SHA2_RSA;
             send(ctx, new AuthMoreData(server.authenticator().publicKeyPem().getBytes(StandardCharsets.US_ASCII)));
             ctx.flush();
+            return;
+        }
+        if (tls) {
+            if (server.authenticator().checkClear(user, data)) {
+                authenticated(ctx);
+            } else {
+                denied(ctx, true);
+            }
             return;
         }
         rsaPassword(ctx, data);

@@ -47,6 +47,7 @@ public final class DumpServer implements Closeable {
     private final Supplier<GlobalBinlogWriter> writer;
     private final Authenticator authenticator;
     private final QueryResponder responder;
+    private final io.netty.handler.ssl.SslContext sslContext;
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger subscriberThreads = new AtomicInteger();
@@ -67,10 +68,26 @@ public final class DumpServer implements Closeable {
         this.config = config;
         this.writer = writer;
         this.authenticator = new Authenticator(config.usersByName());
+        this.sslContext = config.tlsCertificate() == null ? null : tls(config);
         GlobalBinlogWriter w = writer.get();
         String uuid = w == null ? "00000000-0000-0000-0000-000000000000" : w.serverUuid().toString();
         this.responder = new QueryResponder(new ServerVariables(config.flavor(), config.serverId(), uuid, config.port()),
                 writer);
+    }
+
+    private static io.netty.handler.ssl.SslContext tls(DumpServerConfig config) {
+        try {
+            return io.netty.handler.ssl.SslContextBuilder.forServer(config.tlsCertificate().toFile(),
+                    config.tlsKey().toFile()).build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("cannot use dump.tls.certificate " + config.tlsCertificate()
+                    + " with dump.tls.key " + config.tlsKey() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** TLS for connections that ask for it; null when not configured. */
+    io.netty.handler.ssl.SslContext sslContext() {
+        return sslContext;
     }
 
     /** Binds the port; returns once the server accepts connections. */

@@ -2,6 +2,7 @@ package io.tributary.daemon.dump;
 
 import io.tributary.core.event.BinlogFlavor;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +20,12 @@ import java.util.stream.Collectors;
  * @param maxConnections {@code dump.maxConnections}
  * @param authTimeout    a connection that has not authenticated by then is closed
  * @param cacheBytes     {@code dump.cache.size}: the shared tail cache, default 256 MB; 0 turns it off
+ * @param tlsCertificate {@code dump.tls.certificate}: PEM certificate chain; null = no TLS offered
+ * @param tlsKey         {@code dump.tls.key}: PEM PKCS#8 private key of that certificate
  */
 public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, long serverId, List<DumpUser> users,
-                               int maxConnections, Duration authTimeout, long cacheBytes) {
+                               int maxConnections, Duration authTimeout, long cacheBytes, Path tlsCertificate,
+                               Path tlsKey) {
 
     public static final int DEFAULT_PORT = 3399;
 
@@ -39,21 +43,33 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         if (cacheBytes < 0) {
             throw new IllegalArgumentException("dump.cache.size must not be negative, got " + cacheBytes);
         }
+        if ((tlsCertificate == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("dump.tls.certificate and dump.tls.key go together; got certificate "
+                    + tlsCertificate + " and key " + tlsKey);
+        }
         users = List.copyOf(users);
     }
 
     /** Defaults: all addresses, port 3399, 1000 connections, 10 s to authenticate, a 256 MB tail cache. */
     public static DumpServerConfig defaults(BinlogFlavor flavor, long serverId, List<DumpUser> users) {
         return new DumpServerConfig("0.0.0.0", DEFAULT_PORT, flavor, serverId, users, 1000, Duration.ofSeconds(10),
-                256L << 20);
+                256L << 20, null, null);
     }
 
     public DumpServerConfig withPort(int newPort) {
-        return new DumpServerConfig(bindHost, newPort, flavor, serverId, users, maxConnections, authTimeout, cacheBytes);
+        return new DumpServerConfig(bindHost, newPort, flavor, serverId, users, maxConnections, authTimeout, cacheBytes,
+                tlsCertificate, tlsKey);
     }
 
     public DumpServerConfig withCacheBytes(long bytes) {
-        return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, bytes);
+        return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, bytes,
+                tlsCertificate, tlsKey);
+    }
+
+    /** Offers TLS with this PEM certificate chain and PKCS#8 key. */
+    public DumpServerConfig withTls(Path certificate, Path key) {
+        return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, cacheBytes,
+                certificate, key);
     }
 
     Map<String, DumpUser> usersByName() {

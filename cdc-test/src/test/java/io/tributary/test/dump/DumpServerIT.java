@@ -264,6 +264,18 @@ class DumpServerIT {
                 }
                 assertThat(files).isEqualTo(writer.index().entries().size());
             }
+            try (ResultSet rs = st.executeQuery("show binlog events limit 3")) {
+                List<String> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(rs.getString("Log_name") + ":" + rs.getLong("Pos") + " " + rs.getString("Event_type"));
+                }
+                assertThat(rows).hasSize(3);
+                assertThat(rows.get(0)).startsWith("binlog.000001:4 ");
+            }
+            try (ResultSet rs = st.executeQuery("SHOW BINARY LOG STATUS")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(5)).isEqualTo(writer.serverUuid() + ":1-30");
+            }
             st.execute("SET @master_binlog_checksum = @@global.binlog_checksum, @source_binlog_checksum = @@global.binlog_checksum");
             assertThat(single(st, "SELECT @source_binlog_checksum")).isEqualTo("CRC32");
             assertThatThrownBy(() -> st.executeQuery("SELECT * FROM shop.orders"))
@@ -445,6 +457,33 @@ class DumpServerIT {
             (byte) seq});
         out.write(payload);
         out.flush();
+    }
+
+    @Test
+    void connectorJLogsInOverTlsWithTheClearPasswordPath() throws Exception {
+        Path cert = dir.resolve("cert.pem");
+        Path key = dir.resolve("key.pem");
+        Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                key.toString(), "-out", cert.toString(), "-days", "1", "-subj", "/CN=127.0.0.1")
+                .redirectErrorStream(true).start();
+        String out = new String(openssl.getInputStream().readAllBytes());
+        org.junit.jupiter.api.Assumptions.assumeTrue(openssl.waitFor() == 0, "openssl cannot make a certificate: " + out);
+        CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        writer = CorpusBinlog.openWriter(dir.resolve("binlog"), BinlogFlavor.MYSQL, 64 * 1024, "0");
+        server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
+                PASSWORD))).withPort(0).withTls(cert, key), () -> writer).start();
+        // sslMode=REQUIRED fails unless the server offers TLS; without the public key the first (full)
+        // caching_sha2 authentication can only succeed by sending the password inside TLS
+        String url = "jdbc:mysql://127.0.0.1:" + server.port() + "/?sslMode=REQUIRED&allowPublicKeyRetrieval=false";
+        try (Connection conn = DriverManager.getConnection(url, USER, PASSWORD); Statement st = conn.createStatement()) {
+            assertThat(single(st, "SELECT VERSION()")).isEqualTo("8.0.45-tributary");
+        }
+        assertThatThrownBy(() -> DriverManager.getConnection(url, USER, "wrong"))
+                .isInstanceOfSatisfying(SQLException.class, ex -> assertThat(ex.getErrorCode()).isEqualTo(1045));
+        String plain = "jdbc:mysql://127.0.0.1:" + server.port() + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true";
+        try (Connection conn = DriverManager.getConnection(plain, USER, PASSWORD); Statement st = conn.createStatement()) {
+            assertThat(single(st, "SELECT 1")).as("TLS stays optional").isEqualTo("1");
+        }
     }
 
     private static String single(Statement st, String sql) throws SQLException {
