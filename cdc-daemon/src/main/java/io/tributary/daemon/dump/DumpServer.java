@@ -33,7 +33,8 @@ import java.util.function.Supplier;
  *
  * <p>Netty NIO: one boss thread accepts, {@code max(2, cores)} event loops run the protocol (handshake,
  * statements) and never block; each dumping subscriber reads the binlog files on its own thread of the
- * subscriber executor and writes only while its channel is writable (high water mark 1 MB), so one slow
+ * subscriber executor and writes only while its channel is writable (high water mark {@code dump.subscriber.buffer}),
+ * so one slow
  * subscriber never slows the writer or the others.
  *
  * <p>The writer is given as a supplier that returns null until the global binlog is open; a dump request
@@ -41,7 +42,6 @@ import java.util.function.Supplier;
  */
 public final class DumpServer implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(DumpServer.class);
-    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
 
     private final DumpServerConfig config;
     private final Supplier<GlobalBinlogWriter> writer;
@@ -104,7 +104,8 @@ public final class DumpServer implements Closeable {
                 .option(ChannelOption.SO_BACKLOG, 256)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                        config.subscriberBufferBytes() / 4, config.subscriberBufferBytes()))
                 .childHandler(new Initializer(this));
         try {
             serverChannel = b.bind(config.bindHost(), config.port()).sync().channel();
