@@ -243,8 +243,71 @@ public final class BinlogEventEncoder {
         out.writeByte(tbl.length);
         out.writeBytes(tbl);
         out.writeByte(0);
-        out.writeBytes(src, tail, bodyEnd - tail);
+        TableMapEvent model = source.body() instanceof TableMapEvent t ? t : null;
+        if (model == null || !groupsDifferAcrossFlavors(model)) {
+            out.writeBytes(src, tail, bodyEnd - tail);
+        } else {
+            // MySQL and MariaDB count YEAR and GEOMETRY columns differently in SIGNEDNESS and the charset
+            // fields: write those for this binlog's flavor, copy the rest of the optional metadata as it is
+            int optional = optionalMetadataStart(src, tail, model.columnCount());
+            out.writeBytes(src, tail, optional - tail);
+            model.optional().writeGroupedFields(out, model.columnTypes(),
+                    model.metadata(), flavor.isMariaDb());
+            copyFieldsExcept(out, src, optional, bodyEnd, java.util.Set.of(1, 2, 3));
+        }
         return end(out, start, position);
+    }
+
+    private static boolean groupsDifferAcrossFlavors(TableMapEvent model) {
+        for (int i = 0; i < model.columnCount(); i++) {
+            ColumnType t = model.realType(i);
+            if (t == ColumnType.YEAR || t == ColumnType.GEOMETRY) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Offset of the first optional metadata field: after column count, types, metadata block and null bitmap. */
+    private static int optionalMetadataStart(byte[] src, int at, int columns) {
+        int p = at + packedSize(src, at);
+        p += columns;
+        long metadataLength = readPacked(src, p);
+        p += packedSize(src, p) + (int) metadataLength;
+        return p + (columns + 7) / 8;
+    }
+
+    /** Copies the optional metadata fields in [from, end) except those of the given types. */
+    private static void copyFieldsExcept(ByteBuf out, byte[] src, int from, int end, java.util.Set<Integer> skip) {
+        int p = from;
+        while (p < end) {
+            int type = src[p] & 0xFF;
+            int lengthAt = p + 1;
+            long length = readPacked(src, lengthAt);
+            int next = lengthAt + packedSize(src, lengthAt) + (int) length;
+            if (!skip.contains(type)) {
+                out.writeBytes(src, p, next - p);
+            }
+            p = next;
+        }
+    }
+
+    private static int packedSize(byte[] b, int at) {
+        int first = b[at] & 0xFF;
+        return first < 251 ? 1 : first == 252 ? 3 : first == 253 ? 4 : 9;
+    }
+
+    private static long readPacked(byte[] b, int at) {
+        int first = b[at] & 0xFF;
+        if (first < 251) {
+            return first;
+        }
+        int n = first == 252 ? 2 : first == 253 ? 3 : 8;
+        long v = 0;
+        for (int i = 0; i < n; i++) {
+            v |= (b[at + 1 + i] & 0xFFL) << (8 * i);
+        }
+        return v;
     }
 
     /**

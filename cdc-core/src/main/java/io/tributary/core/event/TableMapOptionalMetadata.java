@@ -152,6 +152,59 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
                 enumSetDefault, enumSetCharsets, visible, vectors, unknown);
     }
 
+    /**
+     * Writes the fields whose column grouping differs between MySQL and MariaDB (SIGNEDNESS, and
+     * DEFAULT_CHARSET or COLUMN_CHARSET) for a reader of the given flavor, as {@code type length value}
+     * fields. The values are kept per column, so they can be written in either grouping.
+     */
+    void writeGroupedFields(io.netty.buffer.ByteBuf out, List<ColumnType> types, List<Integer> metadata,
+            boolean mariaDb) {
+        ColumnGroups g = new ColumnGroups(types, metadata, mariaDb);
+        if (unsignedColumns != null && !g.numeric.isEmpty()) {
+            byte[] bits = new byte[(g.numeric.size() + 7) / 8];
+            for (int i = 0; i < g.numeric.size(); i++) {
+                if (unsignedColumns.get(g.numeric.get(i))) {
+                    bits[i / 8] |= (byte) (0x80 >>> (i % 8));
+                }
+            }
+            field(out, 1, io.netty.buffer.Unpooled.wrappedBuffer(bits));
+        }
+        if ((defaultCharset != null || !columnCharsets.isEmpty()) && !g.character.isEmpty()) {
+            io.netty.buffer.ByteBuf v = io.netty.buffer.Unpooled.buffer();
+            if (defaultCharset != null) {
+                BinlogEventEncoder.writePacked(v, defaultCharset);
+                for (int i = 0; i < g.character.size(); i++) {
+                    int collation = collation(g.character.get(i), types);
+                    if (collation != defaultCharset) {
+                        BinlogEventEncoder.writePacked(v, i);
+                        BinlogEventEncoder.writePacked(v, collation);
+                    }
+                }
+                field(out, 2, v);
+            } else {
+                for (int column : g.character) {
+                    BinlogEventEncoder.writePacked(v, collation(column, types));
+                }
+                field(out, 3, v);
+            }
+        }
+    }
+
+    /** A column's collation; GEOMETRY columns, which only MariaDB groups with the character ones, are binary. */
+    private int collation(int column, List<ColumnType> types) {
+        Integer c = columnCharsets.get(column);
+        if (c != null) {
+            return c;
+        }
+        return types.get(column) == ColumnType.GEOMETRY || defaultCharset == null ? 63 : defaultCharset;
+    }
+
+    private static void field(io.netty.buffer.ByteBuf out, int type, io.netty.buffer.ByteBuf value) {
+        out.writeByte(type);
+        BinlogEventEncoder.writePacked(out, value.readableBytes());
+        out.writeBytes(value);
+    }
+
     private static Integer readDefaultCharset(EventReader v, List<Integer> group, Map<Integer, Integer> out) {
         int dflt = (int) v.packed("default charset");
         for (int column : group) {

@@ -50,7 +50,8 @@ public record ComBinlogDumpGtid(int flags, long serverId, String fileName, long 
         require(in, 8, "binlog dump GTID position");
         long position = in.readLongLE();
         List<Sid> sids = new ArrayList<>();
-        if ((flags & MySqlProtocol.BINLOG_THROUGH_GTID) != 0) {
+        // a MySQL server reads the SID block whatever the flags say; mysql-binlog-connector-java sends flags 0
+        if ((flags & MySqlProtocol.BINLOG_THROUGH_GTID) != 0 || in.isReadable()) {
             require(in, 4, "SID block length");
             long dataSize = in.readUnsignedIntLE();
             require(in, dataSize, "SID block");

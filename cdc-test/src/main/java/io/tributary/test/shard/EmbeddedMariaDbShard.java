@@ -310,7 +310,7 @@ public final class EmbeddedMariaDbShard implements Shard {
 
     /**
      * Kills servers that an earlier JVM started under {@code baseDir} and left running because it was
-     * itself killed. Only processes whose command line carries the {@code --datadir} of a shard
+     * itself killed. Servers this JVM started are left alone (two clusters may run side by side). Only processes whose command line carries the {@code --datadir} of a shard
      * directory under {@code baseDir} (marked as ours) are touched.
      *
      * @return how many processes were killed
@@ -329,6 +329,9 @@ public final class EmbeddedMariaDbShard implements Shard {
                     pid = Long.parseLong(Files.readString(pidFile).trim());
                 } catch (IOException | NumberFormatException e) {
                     continue;
+                }
+                if (LIVE.stream().anyMatch(p -> p.pid() == pid)) {
+                    continue; // started by this JVM and still in use: not stale
                 }
                 String datadirArg = "--datadir=" + shardDir.resolve("data");
                 boolean ours = ProcessHandle.of(pid).flatMap(h -> h.info().arguments())

@@ -59,6 +59,7 @@ public final class ShardCluster implements AutoCloseable {
         if (!config.flavor().isMySql()) {
             EmbeddedMariaDbShard.killStale(config.baseDir());
             MariaDbDistribution distribution = MariaDbDistribution.resolve();
+            log.info("Starting {} shard(s) with {}", config.count(), distribution.version());
             for (int i = 0; i < config.count(); i++) {
                 shards.add(new EmbeddedMariaDbShard(distribution, infoFor(config, i), directory.resolve("shard-" + i),
                         config.serverOptions(), config.startTimeout()));

@@ -1,0 +1,31 @@
+package io.tributary.daemon.admin;
+
+import io.tributary.daemon.config.TributaryConfig;
+import io.tributary.storage.buffer.PersistConfig;
+import java.nio.file.Path;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/** Wiring of the live configuration and the admin endpoints on the management port. */
+@Configuration(proxyBeanMethods = false)
+public class AdminConfiguration {
+
+    @Bean
+    LiveConfig liveConfig(TributaryConfig config, Environment env) {
+        Path overrides = Path.of(env.getProperty(OverridesEnvironmentPostProcessor.FILE_KEY,
+                OverridesEnvironmentPostProcessor.DEFAULT_FILE));
+        return new LiveConfig(PersistConfig.forThisJvm(), config.persist(), overrides);
+    }
+
+    @Bean
+    FilterRegistrationBean<AdminAuthentication> adminAuthentication(Environment env) {
+        String passwordEnv = env.getProperty("cdc.admin.password-env");
+        String password = passwordEnv != null ? System.getenv(passwordEnv) : env.getProperty("cdc.admin.password");
+        FilterRegistrationBean<AdminAuthentication> bean = new FilterRegistrationBean<>(
+                new AdminAuthentication(env.getProperty("cdc.admin.user"), password));
+        bean.addUrlPatterns("/admin/*");
+        return bean;
+    }
+}

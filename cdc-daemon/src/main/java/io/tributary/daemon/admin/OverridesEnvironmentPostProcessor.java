@@ -1,0 +1,28 @@
+package io.tributary.daemon.admin;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.env.EnvironmentPostProcessor;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+
+/**
+ * Puts the overrides file ({@code cdc.overrides.file}, default {@code tributary-overrides.properties} in the
+ * working directory) in front of every other configuration source, so that live edits survive a restart.
+ */
+public class OverridesEnvironmentPostProcessor implements EnvironmentPostProcessor {
+
+    static final String FILE_KEY = "cdc.overrides.file";
+    static final String DEFAULT_FILE = "tributary-overrides.properties";
+
+    @Override
+    public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+        Path file = Path.of(environment.getProperty(FILE_KEY, DEFAULT_FILE));
+        Map<String, Object> values = new LinkedHashMap<>(LiveConfig.readOverrides(file));
+        if (!values.isEmpty()) {
+            environment.getPropertySources().addFirst(new MapPropertySource("tributary-overrides " + file, values));
+        }
+    }
+}

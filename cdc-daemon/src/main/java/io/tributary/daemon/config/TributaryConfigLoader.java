@@ -1,0 +1,207 @@
+package io.tributary.daemon.config;
+
+import io.tributary.storage.binlog.BinlogConfig;
+import io.tributary.storage.binlog.BinlogConfigException;
+import io.tributary.storage.buffer.InvalidConfigurationException;
+import io.tributary.storage.buffer.PersistConfig;
+import io.tributary.storage.buffer.PersistSettings;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.PropertySource;
+
+/**
+ * Reads and validates the daemon's configuration from the Spring {@code Environment}, reporting every
+ * problem at once (not just the first), each as {@code Invalid value V for configuration K: reason}.
+ *
+ * <p>The {@code storage.*} and {@code binlog.*} keys are declared, with defaults and validators, where
+ * they are used ({@link PersistConfig}, {@link BinlogConfig}); this class only gathers them and adds the
+ * daemon's own keys: {@code cdc.shards[i].*}, {@code cdc.heartbeat.interval}, {@code cdc.xa.maxWait},
+ * {@code cdc.status.interval}, {@code dump.port}.
+ */
+public final class TributaryConfigLoader {
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final int MAX_SHARDS = 1024;
+
+    private final ConfigurableEnvironment env;
+    private final Function<String, String> environmentVariables;
+
+    public TributaryConfigLoader(ConfigurableEnvironment env) {
+        this(env, System::getenv);
+    }
+
+    TributaryConfigLoader(ConfigurableEnvironment env, Function<String, String> environmentVariables) {
+        this.env = env;
+        this.environmentVariables = environmentVariables;
+    }
+
+    /** @throws TributaryConfigException listing every problem found */
+    public TributaryConfig load() {
+        List<String> problems = new ArrayList<>();
+        List<ShardConfig> shards = shards(problems);
+        Duration heartbeat = duration("cdc.heartbeat.interval", "100ms", Duration.ofMillis(10), Duration.ofMinutes(1), problems);
+        Duration xaMaxWait = duration("cdc.xa.maxWait", "60s", Duration.ofSeconds(1), Duration.ofDays(1), problems);
+        Duration status = duration("cdc.status.interval", "10s", Duration.ofSeconds(1), Duration.ofDays(1), problems);
+        int dumpPort = port("dump.port", env.getProperty("dump.port", "3399"), problems);
+        if (dumpPort == 3306) {
+            problems.add(TributaryConfigException.message("dump.port", 3306,
+                    "3306 is the usual port of a MySQL server on this machine; choose another (default 3399)"));
+        }
+        PersistSettings persist = null;
+        try {
+            persist = PersistConfig.forThisJvm().parse(withPrefix("storage."));
+        } catch (InvalidConfigurationException e) {
+            problems.addAll(e.problems());
+        }
+        BinlogConfig binlog = null;
+        try {
+            Map<String, String> b = withPrefix("binlog.");
+            b.putIfAbsent("binlog.dir", "data/binlog");
+            binlog = BinlogConfig.parse(b);
+        } catch (BinlogConfigException e) {
+            problems.addAll(e.problems());
+        }
+        if (!problems.isEmpty()) {
+            throw new TributaryConfigException(problems);
+        }
+        return new TributaryConfig(shards, heartbeat, xaMaxWait, status, persist, binlog, dumpPort);
+    }
+
+    private List<ShardConfig> shards(List<String> problems) {
+        List<ShardConfig> shards = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < MAX_SHARDS; i++) {
+            String p = "cdc.shards[" + i + "].";
+            if (!containsPrefix(p)) {
+                break;
+            }
+            String name = env.getProperty(p + "name", "shard-" + i);
+            if (!NAME.matcher(name).matches()) {
+                problems.add(TributaryConfigException.message(p + "name", name,
+                        "1 to 64 letters, digits, '_', '-' or '.'"));
+            } else if (!names.add(name)) {
+                problems.add(TributaryConfigException.message(p + "name", name, "another shard already has this name"));
+            }
+            String host = env.getProperty(p + "host");
+            if (host == null || host.isBlank()) {
+                problems.add(TributaryConfigException.message(p + "host", host, "a host name or address is required"));
+            }
+            int port = port(p + "port", env.getProperty(p + "port", "3306"), problems);
+            String user = env.getProperty(p + "user");
+            if (user == null || user.isBlank()) {
+                problems.add(TributaryConfigException.message(p + "user", user, "the replication account is required"));
+            }
+            String password = env.getProperty(p + "password");
+            String passwordEnv = env.getProperty(p + "password-env");
+            if (password != null && passwordEnv != null) {
+                problems.add(TributaryConfigException.message(p + "password-env", passwordEnv,
+                        "give either password or password-env, not both"));
+            } else if (passwordEnv != null) {
+                password = environmentVariables.apply(passwordEnv);
+                if (password == null) {
+                    problems.add(TributaryConfigException.message(p + "password-env", passwordEnv,
+                            "the environment variable " + passwordEnv + " is not set"));
+                }
+            } else if (password == null) {
+                problems.add(TributaryConfigException.message(p + "password", null,
+                        "a password (or password-env naming an environment variable) is required"));
+            }
+            String tls = env.getProperty(p + "tls", "false");
+            if (!tls.equalsIgnoreCase("true") && !tls.equalsIgnoreCase("false")) {
+                problems.add(TributaryConfigException.message(p + "tls", tls, "must be true or false"));
+            }
+            shards.add(new ShardConfig(i, name, host, port, user, password, tls.equalsIgnoreCase("true")));
+        }
+        if (shards.isEmpty()) {
+            problems.add(TributaryConfigException.message("cdc.shards", "(none)",
+                    "at least one shard is required: cdc.shards[0].host, .port, .user, .password"));
+        }
+        return shards;
+    }
+
+    private Duration duration(String key, String dflt, Duration min, Duration max, List<String> problems) {
+        String v = env.getProperty(key, dflt).strip();
+        Duration d = parseDuration(v);
+        if (d == null) {
+            problems.add(TributaryConfigException.message(key, v, "not a duration (e.g. 100ms, 10s, 5m)"));
+            return Duration.ZERO;
+        }
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            problems.add(TributaryConfigException.message(key, v, "must be between " + min + " and " + max));
+        }
+        return d;
+    }
+
+    static Duration parseDuration(String v) {
+        Matcher m = DURATION.matcher(v.toLowerCase(Locale.ROOT));
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        try {
+            return Duration.parse(v);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    private static int port(String key, String v, List<String> problems) {
+        try {
+            int p = Integer.parseInt(v.strip());
+            if (p >= 1 && p <= 65535) {
+                return p;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        problems.add(TributaryConfigException.message(key, v, "a TCP port is 1 to 65535"));
+        return 0;
+    }
+
+    private boolean containsPrefix(String prefix) {
+        for (PropertySource<?> source : env.getPropertySources()) {
+            if (source instanceof EnumerablePropertySource<?> e) {
+                for (String name : e.getPropertyNames()) {
+                    if (name.startsWith(prefix)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Every property whose name starts with {@code prefix}, with its resolved value. */
+    private Map<String, String> withPrefix(String prefix) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (PropertySource<?> source : env.getPropertySources()) {
+            if (source instanceof EnumerablePropertySource<?> e) {
+                for (String name : e.getPropertyNames()) {
+                    if (name.startsWith(prefix) && !values.containsKey(name)) {
+                        values.put(name, env.getProperty(name));
+                    }
+                }
+            }
+        }
+        return values;
+    }
+}

@@ -1,0 +1,401 @@
+package io.tributary.daemon.dump;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventEncoder;
+import io.tributary.core.event.EventHeader;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.FormatDescription;
+import io.tributary.core.packet.EofPacket;
+import io.tributary.core.packet.MySqlError;
+import io.tributary.core.packet.MySqlMessage;
+import io.tributary.core.packet.MySqlPacket;
+import io.tributary.core.packet.MySqlProtocol;
+import io.tributary.core.reader.MySqlGtidSet;
+import io.tributary.storage.binlog.BinlogFileReader;
+import io.tributary.storage.binlog.BinlogIndex;
+import io.tributary.storage.binlog.BinlogPosition;
+import io.tributary.storage.binlog.DurableMark;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.zip.CRC32;
+
+/**
+ * Sends the global binlog to one subscriber, on its own thread (never an event loop): a fake ROTATE naming
+ * the start file and position, the file's FORMAT_DESCRIPTION, then every durable event from the
+ * {@link BinlogFileReader}, each as a packet {@code 0x00 + event bytes}. At the end it blocks on the writer's
+ * durability notification (no polling), sends a HEARTBEAT when idle for the negotiated period, or, in
+ * non-blocking mode, an EOF packet and stops.
+ *
+ * <p>Where the events come from: the subscriber's own file reader until it reaches what the shared
+ * {@link TailCache} holds (for a GTID subscriber: once past the last transaction of its set), then the cache,
+ * with no file read; if it falls out of the cache (too slow) it continues from the files at its position.
+ *
+ * <p>Back-pressure: it writes only while the channel is writable (its outbound buffer is below the high water
+ * mark) and otherwise waits, so a slow subscriber holds at most the water mark plus one event in memory and
+ * never slows the writer or another subscriber. A position or GTID set that was purged or lies in the future
+ * gets error 1236 with a message saying what exists.
+ *
+ * <p>Thread-safety: {@link #run()} on one thread; {@link #writabilityChanged()} from the event loop.
+ */
+final class BinlogStreamer implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(BinlogStreamer.class);
+    private static final Duration MAX_WAIT = Duration.ofMillis(500);
+    private static final int FLUSH_BYTES = 64 * 1024;
+    private static final int JOIN_CHECK_EVENTS = 16;
+
+    private final Channel channel;
+    private final GlobalBinlogWriter writer;
+    private final DumpRequest request;
+    private final BinlogEventEncoder artificial;
+    private final Object writable = new Object();
+    private final TailCache cache;
+    private final LongAdder fromFiles;
+    private final LongAdder fromCache;
+    private int sequenceId;
+    private long unflushed;
+    private List<MySqlPacket> pending = new ArrayList<>();
+    private BinlogFileReader reader;
+    private long cursor = -1;
+    private BinlogPosition position;
+    private boolean afterRotate;
+    private long mustPassSequence;
+    private long lastSequence;
+
+    BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId, TailCache cache,
+                   LongAdder fromFiles, LongAdder fromCache) {
+        this.channel = channel;
+        this.writer = writer;
+        this.request = request;
+        this.sequenceId = firstSequenceId;
+        this.cache = cache;
+        this.fromFiles = fromFiles;
+        this.fromCache = fromCache;
+        this.artificial = new BinlogEventEncoder(writer.flavor(), writer.config().serverId());
+    }
+
+    /** Wakes the streamer when the channel's outbound buffer drained. */
+    void writabilityChanged() {
+        synchronized (writable) {
+            writable.notifyAll();
+        }
+    }
+
+    @Override
+    public void run() {
+        String opened = null;
+        try {
+            reader = open();
+            opened = reader.position().toString();
+            BinlogPosition start = reader.position();
+            position = start;
+            sendArtificial(buf -> artificial.fakeRotate(buf, start.file(), start.position()));
+            if (start.position() > 4 && reader.formatDescriptionEvent() != null) {
+                sendFormatDescriptionAgain(reader.formatDescriptionEvent());
+            }
+            stream();
+        } catch (DumpRefused e) {
+            LOG.info("dump refused for {} ({}): {}", channel.remoteAddress(), request, e.getMessage());
+            sendError(e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            if (channel.isActive()) {
+                LOG.warn("dump to {} stopped at {}: {}", channel.remoteAddress(), opened, e.toString());
+                sendError("Tributary could not read the global binlog: " + e.getMessage());
+            }
+        } finally {
+            closeReader();
+        }
+    }
+
+    private void closeReader() {
+        if (reader != null) {
+            try {
+                reader.close();
+            } catch (IOException e) {
+                LOG.debug("closing a subscriber's reader: {}", e.toString());
+            }
+            reader = null;
+        }
+    }
+
+    private void stream() throws IOException, InterruptedException {
+        long heartbeatNanos = request.heartbeatPeriod().toNanos();
+        long lastSent = System.nanoTime();
+        long sinceJoinCheck = 0;
+        while (channel.isActive() && !Thread.currentThread().isInterrupted()) {
+            awaitWritable();
+            if (sendNext(Duration.ZERO)) {
+                lastSent = System.nanoTime();
+                // a subscriber reading the files behind a fast writer may never reach the end: look for the cache now and then
+                if (cursor < 0 && ++sinceJoinCheck >= JOIN_CHECK_EVENTS) {
+                    sinceJoinCheck = 0;
+                    tryJoinCache();
+                }
+                continue;
+            }
+            if (tryJoinCache()) {
+                continue;
+            }
+            flush();
+            if (request.nonBlocking()) {
+                send(new EofPacket(0, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT));
+                flush();
+                return;
+            }
+            long untilHeartbeat = heartbeatNanos > 0 ? heartbeatNanos - (System.nanoTime() - lastSent) : Long.MAX_VALUE;
+            if (untilHeartbeat <= 0) {
+                BinlogPosition at = currentPosition();
+                sendArtificial(buf -> artificial.heartbeat(buf, at.file(), at.position()));
+                flush();
+                lastSent = System.nanoTime();
+                continue;
+            }
+            if (sendNext(Duration.ofNanos(Math.min(untilHeartbeat, MAX_WAIT.toNanos())))) {
+                lastSent = System.nanoTime();
+            }
+        }
+    }
+
+    /** Sends the next event, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
+    private boolean sendNext(Duration timeout) throws IOException, InterruptedException {
+        if (cursor >= 0) {
+            try {
+                TailCache.Entry en = cache.get(cursor, timeout);
+                if (en == null) {
+                    return false;
+                }
+                cursor++;
+                position = en.next();
+                afterRotate = false;
+                fromCache.increment();
+                noteSequence(en.type(), en.bytes());
+                write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}), Unpooled.wrappedBuffer(en.bytes())));
+                return true;
+            } catch (TailCache.Evicted ev) {
+                LOG.info("subscriber {} fell behind the tail cache at {}; continuing from the files", channel.remoteAddress(),
+                        position);
+                cursor = -1;
+                reader = BinlogFileReader.at(writer, position);
+                afterRotate = false;
+            }
+        }
+        BinlogEvent e = reader.next(timeout);
+        if (e == null) {
+            return false;
+        }
+        fromFiles.increment();
+        afterRotate = e.type() == EventType.ROTATE;
+        position = afterRotate ? TailCache.rotateTarget(e) : reader.position();
+        if (e.type() == EventType.GTID || e.type() == EventType.MARIA_GTID) {
+            noteSequence(e.type(), e.rawBytes());
+        }
+        sendEvent(e);
+        return true;
+    }
+
+    /** At the end of what the files gave: switch to the shared cache when it holds the next event. */
+    private boolean tryJoinCache() throws IOException {
+        if (cursor >= 0 || cache == null || lastSequence < mustPassSequence) {
+            return false;
+        }
+        BinlogPosition at = afterRotate ? position : reader.position();
+        long c = cache.find(at);
+        if (c < 0) {
+            return false;
+        }
+        closeReader();
+        position = at;
+        cursor = c;
+        return true;
+    }
+
+    private BinlogPosition currentPosition() {
+        return cursor >= 0 || afterRotate || reader == null ? position : reader.position();
+    }
+
+    /** Tracks the GTID sequence streamed, so a GTID subscriber joins the cache only past its own set. */
+    private void noteSequence(EventType type, byte[] raw) {
+        if (type == EventType.GTID) {
+            lastSequence = java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                    .getLong(EventHeader.LENGTH + 1 + 16);
+        } else if (type == EventType.MARIA_GTID) {
+            lastSequence = java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(EventHeader.LENGTH);
+        }
+    }
+
+    private BinlogFileReader open() throws IOException {
+        DurableMark mark = writer.durability().current();
+        if (request.start() != null) {
+            BinlogPosition start = request.start();
+            if (writer.index().find(start.file()).isEmpty()) {
+                throw new DumpRefused("Could not find first log file name in binary log index file: '" + start.file()
+                        + "' was purged or never written; the binlog has " + filesText() + " up to " + mark.position());
+            }
+            if (start.compareTo(mark.position()) > 0) {
+                throw new DumpRefused("Client requested master to start replication from position > file size: "
+                        + start + " is beyond the end of the binlog (" + mark.position() + "; files " + filesText() + ")");
+            }
+            return BinlogFileReader.at(writer, start);
+        }
+        String gtids = request.gtids();
+        long wanted = highestOwnSequence(gtids);
+        mustPassSequence = wanted;
+        if (wanted > mark.lastSequence()) {
+            throw new DumpRefused("the replica's GTID set [" + gtids + "] has transactions the binlog does not have: "
+                    + "it asks to continue after sequence " + wanted + " but the binlog's last is "
+                    + "[" + gtidsText(mark.lastSequence()) + "]");
+        }
+        try {
+            return BinlogFileReader.fromGtids(writer, gtids);
+        } catch (NoSuchFileException e) {
+            long purged = writer.index().entries().get(0).previousSequence();
+            throw new DumpRefused("Cannot replicate because the master purged required binary logs: the replica's"
+                    + " GTID set [" + gtids + "] lacks transactions up to " + gtidsText(purged) + " that are no longer"
+                    + " in the binlog (files " + filesText() + ")");
+        } catch (IllegalArgumentException e) {
+            throw new DumpRefused("cannot read the replica's GTID set [" + gtids + "]: " + e.getMessage());
+        }
+    }
+
+    private long highestOwnSequence(String gtids) {
+        long max = 0;
+        if (writer.flavor().isMariaDb()) {
+            for (String part : gtids.isBlank() ? new String[0] : gtids.split(",")) {
+                String[] f = part.strip().split("-");
+                if (f.length == 3 && Long.parseLong(f[0]) == writer.config().domainId()) {
+                    max = Math.max(max, Long.parseLong(f[2]));
+                }
+            }
+            return max;
+        }
+        for (var sid : MySqlGtidSet.parse(gtids).toSids()) {
+            if (sid.uuid().equals(writer.serverUuid())) {
+                for (var iv : sid.intervals()) {
+                    max = Math.max(max, iv.endExclusive() - 1);
+                }
+            }
+        }
+        return max;
+    }
+
+    private String gtidsText(long sequence) {
+        return writer.flavor().isMariaDb() ? writer.config().domainId() + "-" + writer.config().serverId() + "-" + sequence
+                : sequence == 0 ? "(none)" : writer.serverUuid() + ":1-" + sequence;
+    }
+
+    private String filesText() {
+        var entries = writer.index().entries();
+        return entries.isEmpty() ? "no files" : entries.get(0).file() + " to " + entries.get(entries.size() - 1).file()
+                + " (" + entries.stream().map(BinlogIndex.Entry::file).count() + " files)";
+    }
+
+    private void awaitWritable() throws InterruptedException {
+        if (channel.isWritable()) {
+            return;
+        }
+        flush();
+        synchronized (writable) {
+            while (!channel.isWritable() && channel.isActive()) {
+                writable.wait(MAX_WAIT.toMillis());
+            }
+        }
+    }
+
+    private void sendEvent(BinlogEvent e) {
+        ByteBuf payload = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}),
+                Unpooled.wrappedBuffer(e.buffer(), e.bufferOffset(), e.length()));
+        write(payload);
+    }
+
+    /** The format description re-sent when starting inside a file: log_pos 0, so the replica keeps its position. */
+    private void sendFormatDescriptionAgain(BinlogEvent fde) {
+        byte[] raw = fde.rawBytes();
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putInt(13, 0);
+        b.putShort(17, (short) (b.getShort(17) & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F));
+        if (fde.checksumLength() == FormatDescription.CHECKSUM_LENGTH) {
+            CRC32 crc = new CRC32();
+            crc.update(raw, 0, raw.length - 4);
+            b.putInt(raw.length - 4, (int) crc.getValue());
+        }
+        write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}), Unpooled.wrappedBuffer(raw)));
+    }
+
+    private interface EventWriter {
+        int write(ByteBuf out);
+    }
+
+    /** A made-up event (fake rotate, heartbeat), with a CRC32 only when the client negotiated one. */
+    private void sendArtificial(EventWriter w) {
+        ByteBuf buf = Unpooled.buffer(64);
+        buf.writeByte(0);
+        int length = w.write(buf);
+        if (!request.checksumAware()) {
+            buf.writerIndex(buf.writerIndex() - FormatDescription.CHECKSUM_LENGTH);
+            buf.setIntLE(1 + 9, length - FormatDescription.CHECKSUM_LENGTH);
+        }
+        write(buf);
+    }
+
+    private void send(MySqlMessage m) {
+        ByteBuf buf = Unpooled.buffer(16);
+        m.encode(buf);
+        write(buf);
+    }
+
+    private void sendError(String message) {
+        if (channel.isActive()) {
+            send(MySqlError.ER_MASTER_FATAL_ERROR_READING_BINLOG.toPacket(message));
+            flush();
+        }
+    }
+
+    private void write(ByteBuf payload) {
+        int length = payload.readableBytes();
+        pending.add(new MySqlPacket(sequenceId, payload));
+        sequenceId = (sequenceId + length / MySqlProtocol.MAX_PACKET_PAYLOAD + 1) & 0xFF;
+        unflushed += length;
+        if (unflushed >= FLUSH_BYTES) {
+            flush();
+        }
+    }
+
+    /** Hands the pending packets to the event loop as one task (one wake-up per batch, not per event). */
+    private void flush() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<MySqlPacket> batch = pending;
+        pending = new ArrayList<>();
+        unflushed = 0;
+        try {
+            channel.eventLoop().execute(() -> {
+                for (MySqlPacket p : batch) {
+                    channel.write(p);
+                }
+                channel.flush();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            batch.forEach(MySqlPacket::release); // the server is shutting down
+        }
+    }
+
+    /** A dump request that cannot be served: answered with error 1236. */
+    static final class DumpRefused extends RuntimeException {
+        DumpRefused(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,401 @@
+package io.tributary.daemon.dump;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.tributary.core.packet.AuthMoreData;
+import io.tributary.core.packet.AuthSwitchRequest;
+import io.tributary.core.packet.ComBinlogDump;
+import io.tributary.core.packet.ComBinlogDumpGtid;
+import io.tributary.core.packet.ComQuery;
+import io.tributary.core.packet.ComRegisterSlave;
+import io.tributary.core.packet.ErrPacket;
+import io.tributary.core.packet.HandshakeResponse41;
+import io.tributary.core.packet.HandshakeV10;
+import io.tributary.core.packet.MySqlError;
+import io.tributary.core.packet.MySqlMessage;
+import io.tributary.core.packet.MySqlPacket;
+import io.tributary.core.packet.MySqlProtocol;
+import io.tributary.core.packet.MySqlProtocolException;
+import io.tributary.core.packet.OkPacket;
+import io.tributary.core.packet.SslRequest;
+import io.tributary.core.packet.WireBuffers;
+import io.tributary.storage.binlog.BinlogPosition;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One client connection, as a state machine on its event loop:
+ * <pre>
+ * GREETED --HandshakeResponse41--> (AUTH_SWITCHED | SHA2_FULL | SHA2_RSA)* --OK--> COMMANDS --COM_BINLOG_DUMP*--> DUMPING
+ * </pre>
+ * Authentication: {@code mysql_native_password} (MariaDB flavor's default) or {@code caching_sha2_password}
+ * (MySQL flavor's default: fast path for users that authenticated fully before, else full authentication with
+ * the RSA public key exchange, or the clear password over TLS); TLS is offered when a certificate is
+ * configured (SslRequest, then the TLS handshake, then the rest of the handshake encrypted). A client that
+ * answers with another plugin is switched to the default. Wrong
+ * credentials get error 1045. Commands: COM_QUERY (answered by {@link QueryResponder}), COM_PING, COM_QUIT,
+ * COM_INIT_DB, COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID; any other command gets error 1047.
+ * A dump hands the connection to a {@link BinlogStreamer} on the server's subscriber executor.
+ *
+ * <p>Not sharable: one instance per channel, used only by its event loop.
+ */
+final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
+    private static final int SERVER_CAPABILITIES = MySqlProtocol.CLIENT_LONG_PASSWORD | MySqlProtocol.CLIENT_FOUND_ROWS
+            | MySqlProtocol.CLIENT_LONG_FLAG | MySqlProtocol.CLIENT_CONNECT_WITH_DB | MySqlProtocol.CLIENT_PROTOCOL_41
+            | MySqlProtocol.CLIENT_TRANSACTIONS | MySqlProtocol.CLIENT_SECURE_CONNECTION
+            | MySqlProtocol.CLIENT_MULTI_RESULTS | MySqlProtocol.CLIENT_PLUGIN_AUTH
+            | MySqlProtocol.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | MySqlProtocol.CLIENT_CONNECT_ATTRS;
+    private static final int COM_INIT_DB = MySqlProtocol.COM_INIT_DB;
+    private static final byte FAST_AUTH_SUCCESS = 3;
+    private static final byte PERFORM_FULL_AUTHENTICATION = 4;
+    private static final byte REQUEST_PUBLIC_KEY = 2;
+
+    enum State { GREETED, AUTH_SWITCHED, SHA2_FULL, SHA2_RSA, COMMANDS, DUMPING, CLOSED }
+
+    private final DumpServer server;
+    private final long connectionId;
+    private final byte[] seed = new byte[20];
+    private State state = State.GREETED;
+    private boolean admitted;
+    private boolean tls;
+    private String user = "";
+    private String plugin;
+    private int nextSequenceId;
+    private DumpSession session;
+    private BinlogStreamer streamer;
+    private Future<?> streaming;
+
+    ConnectionHandler(DumpServer server, long connectionId) {
+        this.server = server;
+        this.connectionId = connectionId;
+        SecureRandom random = new SecureRandom();
+        for (int i = 0; i < seed.length; i++) {
+            seed[i] = (byte) (1 + random.nextInt(126)); // printable-safe, never NUL
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        admitted = server.admit();
+        if (!admitted) {
+            state = State.CLOSED;
+            nextSequenceId = 0;
+            sendAndClose(ctx, MySqlError.ER_CON_COUNT_ERROR.toPacket("Too many connections (dump.maxConnections = "
+                    + server.config().maxConnections() + ")"));
+            return;
+        }
+        plugin = server.config().flavor().isMariaDb() ? Authenticator.NATIVE : Authenticator.CACHING_SHA2;
+        String version = server.config().flavor().isMariaDb() ? "5.5.5-" + server.config().flavor().serverVersion()
+                : server.config().flavor().serverVersion();
+        nextSequenceId = 0;
+        int capabilities = SERVER_CAPABILITIES | (server.sslContext() != null ? MySqlProtocol.CLIENT_SSL : 0);
+        send(ctx, new HandshakeV10(HandshakeV10.PROTOCOL_VERSION, version, connectionId, seed, capabilities,
+                MySqlProtocol.UTF8MB4_GENERAL_CI, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT, plugin));
+        ctx.flush();
+        ctx.executor().schedule(() -> {
+            if (state.compareTo(State.COMMANDS) < 0 && ctx.channel().isActive()) {
+                LOG.info("dump connection {} from {} closed: not authenticated within {}", connectionId,
+                        ctx.channel().remoteAddress(), server.config().authTimeout());
+                ctx.close();
+            }
+        }, server.config().authTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (admitted) {
+            admitted = false;
+            server.release();
+        }
+        state = State.CLOSED;
+        if (streaming != null) {
+            streaming.cancel(true);
+        }
+        if (streamer != null) {
+            streamer.writabilityChanged();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (streamer != null) {
+            streamer.writabilityChanged();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, MySqlPacket packet) {
+        nextSequenceId = (packet.sequenceId() + 1) & 0xFF;
+        ByteBuf in = packet.payload();
+        try {
+            switch (state) {
+                case GREETED -> {
+                    if (!tls && server.sslContext() != null && in.readableBytes() == SslRequest.LENGTH
+                            && (SslRequest.decode(in).capabilities() & MySqlProtocol.CLIENT_SSL) != 0) {
+                        tls = true;
+                        ctx.pipeline().addFirst("tls", server.sslContext().newHandler(ctx.alloc()));
+                        return;
+                    }
+                    handshakeResponse(ctx, HandshakeResponse41.decode(in));
+                }
+                case AUTH_SWITCHED -> authenticate(ctx, WireBuffers.readRestBytes(in));
+                case SHA2_FULL -> fullAuthentication(ctx, WireBuffers.readRestBytes(in));
+                case SHA2_RSA -> rsaPassword(ctx, WireBuffers.readRestBytes(in));
+                case COMMANDS -> command(ctx, in);
+                case DUMPING -> {
+                    // a replica sends nothing while dumping (semi-sync acknowledgements are not negotiated) but may quit
+                    if (in.isReadable() && in.getUnsignedByte(in.readerIndex()) == MySqlProtocol.COM_QUIT) {
+                        state = State.CLOSED;
+                        ctx.close();
+                    }
+                }
+                case CLOSED -> {
+                }
+                default -> throw new IllegalStateException("unknown state " + state);
+            }
+        } catch (MySqlProtocolException e) {
+            LOG.info("dump connection {} from {}: {}", connectionId, ctx.channel().remoteAddress(), e.getMessage());
+            sendAndClose(ctx, e.error().toPacket(e.getMessage()));
+        } catch (RuntimeException e) {
+            LOG.info("dump connection {} from {}: malformed packet in state {}: {}", connectionId,
+                    ctx.channel().remoteAddress(), state, e.toString());
+            sendAndClose(ctx, MySqlError.ER_MALFORMED_PACKET.toPacket("Malformed packet in state " + state + ": "
+                    + e.getMessage()));
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable c = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
+                && !(cause instanceof MySqlProtocolException) ? cause.getCause() : cause;
+        LOG.info("dump connection {} from {} closed: {}", connectionId, ctx.channel().remoteAddress(), c.toString());
+        if (c instanceof MySqlProtocolException p && ctx.channel().isActive()) {
+            nextSequenceId = 0;
+            sendAndClose(ctx, p.error().toPacket(p.getMessage()));
+        } else {
+            ctx.close();
+        }
+    }
+
+    // ---- authentication
+
+    private void handshakeResponse(ChannelHandlerContext ctx, HandshakeResponse41 r) {
+        user = r.user();
+        session = new DumpSession(connectionId, user, server.config().flavor(), false);
+        String clientPlugin = r.authPluginName() == null || r.authPluginName().isEmpty() ? Authenticator.NATIVE
+                : r.authPluginName();
+        if (!clientPlugin.equals(Authenticator.NATIVE) && !clientPlugin.equals(Authenticator.CACHING_SHA2)) {
+            state = State.AUTH_SWITCHED;
+            byte[] data = java.util.Arrays.copyOf(seed, seed.length + 1);
+            send(ctx, new AuthSwitchRequest(plugin, data));
+            ctx.flush();
+            return;
+        }
+        plugin = clientPlugin;
+        authenticate(ctx, r.authResponse());
+    }
+
+    private void authenticate(ChannelHandlerContext ctx, byte[] response) {
+        Authenticator auth = server.authenticator();
+        if (plugin.equals(Authenticator.NATIVE)) {
+            if (auth.checkNative(user, seed, response)) {
+                authenticated(ctx);
+            } else {
+                denied(ctx, response.length > 0);
+            }
+            return;
+        }
+        if (response.length == 0 || !auth.knows(user)) {
+            denied(ctx, response.length > 0);
+        } else if (auth.checkCachingSha2Fast(user, seed, response)) {
+            send(ctx, new AuthMoreData(new byte[] {FAST_AUTH_SUCCESS}));
+            authenticated(ctx);
+        } else {
+            state = State.SHA2_FULL;
+            send(ctx, new AuthMoreData(new byte[] {PERFORM_FULL_AUTHENTICATION}));
+            ctx.flush();
+        }
+    }
+
+    private void fullAuthentication(ChannelHandlerContext ctx, byte[] data) {
+        if (data.length == 1 && data[0] == REQUEST_PUBLIC_KEY) {
+            state = State.SHA2_RSA;
+            send(ctx, new AuthMoreData(server.authenticator().publicKeyPem().getBytes(StandardCharsets.US_ASCII)));
+            ctx.flush();
+            return;
+        }
+        if (tls) {
+            if (server.authenticator().checkClear(user, data)) {
+                authenticated(ctx);
+            } else {
+                denied(ctx, true);
+            }
+            return;
+        }
+        rsaPassword(ctx, data);
+    }
+
+    private void rsaPassword(ChannelHandlerContext ctx, byte[] encrypted) {
+        if (server.authenticator().checkCachingSha2Rsa(user, seed, encrypted)) {
+            authenticated(ctx);
+        } else {
+            denied(ctx, true);
+        }
+    }
+
+    private void authenticated(ChannelHandlerContext ctx) {
+        state = State.COMMANDS;
+        send(ctx, OkPacket.EMPTY);
+        ctx.flush();
+    }
+
+    private void denied(ChannelHandlerContext ctx, boolean withPassword) {
+        String host = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getHostString() : "?";
+        LOG.info("dump connection {}: access denied for user '{}'@'{}'", connectionId, user, host);
+        sendAndClose(ctx, MySqlError.ER_ACCESS_DENIED_ERROR.toPacket("Access denied for user '" + user + "'@'" + host
+                + "' (using password: " + (withPassword ? "YES" : "NO") + ")"));
+    }
+
+    // ---- commands
+
+    private void command(ChannelHandlerContext ctx, ByteBuf in) {
+        if (!in.isReadable()) {
+            throw new MySqlProtocolException(MySqlError.ER_MALFORMED_PACKET, "empty command packet");
+        }
+        int command = in.getUnsignedByte(in.readerIndex());
+        switch (command) {
+            case MySqlProtocol.COM_QUIT -> {
+                state = State.CLOSED;
+                ctx.close();
+            }
+            case MySqlProtocol.COM_PING -> reply(ctx, OkPacket.EMPTY);
+            case COM_INIT_DB -> reply(ctx, OkPacket.EMPTY);
+            case MySqlProtocol.COM_QUERY -> query(ctx, ComQuery.decode(in).sql());
+            case MySqlProtocol.COM_REGISTER_SLAVE -> {
+                ComRegisterSlave r = ComRegisterSlave.decode(in);
+                session.registeredServerId = r.serverId();
+                reply(ctx, OkPacket.EMPTY);
+            }
+            case MySqlProtocol.COM_BINLOG_DUMP -> {
+                ComBinlogDump d = ComBinlogDump.decode(in);
+                String gtidState = session.userVariable("slave_connect_state");
+                boolean mariaGtid = server.config().flavor().isMariaDb() && gtidState != null
+                        && (d.fileName() == null || d.fileName().isEmpty());
+                BinlogPosition start = mariaGtid ? null : new BinlogPosition(d.fileName().isEmpty()
+                        ? firstFile() : d.fileName(), Math.max(4, d.position()));
+                dump(ctx, new DumpRequest(start, mariaGtid ? gtidState : null,
+                        (d.flags() & DumpRequest.BINLOG_DUMP_NON_BLOCK) != 0, session.checksumAware(),
+                        session.heartbeatPeriod(), d.serverId()));
+            }
+            case MySqlProtocol.COM_BINLOG_DUMP_GTID -> {
+                ComBinlogDumpGtid d = ComBinlogDumpGtid.decode(in);
+                dump(ctx, new DumpRequest(null, gtidText(d), (d.flags() & DumpRequest.BINLOG_DUMP_NON_BLOCK) != 0,
+                        session.checksumAware(), session.heartbeatPeriod(), d.serverId()));
+            }
+            default -> reply(ctx, MySqlError.ER_UNKNOWN_COM_ERROR.toPacket("Unknown command 0x"
+                    + Integer.toHexString(command) + " (the dump server serves queries, ping, quit and binlog dumps)"));
+        }
+    }
+
+    private String firstFile() {
+        GlobalBinlogWriter w = server.writer();
+        return w == null || w.index().entries().isEmpty() ? "binlog.000001" : w.index().entries().get(0).file();
+    }
+
+    private static String gtidText(ComBinlogDumpGtid d) {
+        StringBuilder b = new StringBuilder();
+        for (ComBinlogDumpGtid.Sid sid : d.sids()) {
+            for (ComBinlogDumpGtid.Interval iv : sid.intervals()) {
+                if (b.length() > 0) {
+                    b.append(',');
+                }
+                b.append(sid.uuid()).append(':').append(iv.start());
+                if (iv.endExclusive() - 1 > iv.start()) {
+                    b.append('-').append(iv.endExclusive() - 1);
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    private void dump(ChannelHandlerContext ctx, DumpRequest request) {
+        GlobalBinlogWriter w = server.writer();
+        if (w == null) {
+            reply(ctx, MySqlError.ER_MASTER_FATAL_ERROR_READING_BINLOG.toPacket("the global binlog is not open yet"
+                    + " (Tributary is starting or recovering); retry shortly"));
+            return;
+        }
+        LOG.info("dump connection {} ({}@{}): {}", connectionId, user, ctx.channel().remoteAddress(), request);
+        state = State.DUMPING;
+        streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, server.cache(), server.fileCounter(),
+                server.cacheCounter());
+        streaming = server.subscribers().submit(streamer);
+    }
+
+    private void query(ChannelHandlerContext ctx, String sql) {
+        Answer a = server.responder().answer(sql, session);
+        if (a instanceof Answer.Deferred d) {
+            int seq = nextSequenceId;
+            server.subscribers().execute(() -> {
+                Answer done;
+                try {
+                    done = d.work().call();
+                } catch (Exception e) {
+                    done = Answer.error(MySqlError.ER_UNKNOWN_ERROR, "cannot answer '" + sql + "': " + e.getMessage());
+                }
+                Answer result = done;
+                ctx.executor().execute(() -> {
+                    nextSequenceId = seq;
+                    answer(ctx, result);
+                });
+            });
+            return;
+        }
+        answer(ctx, a);
+    }
+
+    private void answer(ChannelHandlerContext ctx, Answer a) {
+        if (a instanceof Answer.Error err) {
+            reply(ctx, err.packet());
+        } else if (a instanceof Answer.Rows rows) {
+            for (MySqlMessage m : rows.resultSet().messages(false, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT)) {
+                send(ctx, m);
+            }
+            ctx.flush();
+        } else if (a instanceof Answer.Ok) {
+            reply(ctx, OkPacket.EMPTY);
+        } else {
+            throw new IllegalStateException("deferred answers are run before answering");
+        }
+    }
+
+    private void reply(ChannelHandlerContext ctx, MySqlMessage m) {
+        send(ctx, m);
+        ctx.flush();
+    }
+
+    private void send(ChannelHandlerContext ctx, MySqlMessage m) {
+        ByteBuf buf = Unpooled.buffer(64);
+        m.encode(buf);
+        ctx.write(new MySqlPacket(nextSequenceId, buf));
+        nextSequenceId = (nextSequenceId + 1) & 0xFF;
+    }
+
+    private void sendAndClose(ChannelHandlerContext ctx, ErrPacket err) {
+        state = State.CLOSED;
+        ByteBuf buf = Unpooled.buffer(64);
+        err.encode(buf);
+        ctx.writeAndFlush(new MySqlPacket(nextSequenceId, buf)).addListener(f -> ctx.close());
+    }
+}

@@ -1,0 +1,245 @@
+package io.tributary.daemon.dump;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.tributary.core.packet.MySqlPacketDecoder;
+import io.tributary.core.packet.MySqlPacketEncoder;
+import io.tributary.core.packet.PacketSequence;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * Serves the global binlog over the MySQL replication protocol: replicas, {@code mysqlbinlog}/{@code
+ * mariadb-binlog} and CDC clients connect to it as to one MySQL or MariaDB server ({@code dump.port}, 3399).
+ *
+ * <p>Netty NIO: one boss thread accepts, {@code max(2, cores)} event loops run the protocol (handshake,
+ * statements) and never block; each dumping subscriber reads the binlog files on its own thread of the
+ * subscriber executor and writes only while its channel is writable (high water mark {@code dump.subscriber.buffer}),
+ * so one slow
+ * subscriber never slows the writer or the others.
+ *
+ * <p>The writer is given as a supplier that returns null until the global binlog is open; a dump request
+ * before that gets a clean error 1236. Thread-safe; {@link #start()} once, {@link #close()} once.
+ */
+public final class DumpServer implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(DumpServer.class);
+
+    private final DumpServerConfig config;
+    private final Supplier<GlobalBinlogWriter> writer;
+    private final Authenticator authenticator;
+    private final QueryResponder responder;
+    private final io.netty.handler.ssl.SslContext sslContext;
+    private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicLong connectionIds = new AtomicLong();
+    private final AtomicInteger subscriberThreads = new AtomicInteger();
+    private final ExecutorService subscribers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "dump-subscriber-" + subscriberThreads.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
+    private final java.util.concurrent.atomic.LongAdder eventsFromFiles = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder eventsFromCache = new java.util.concurrent.atomic.LongAdder();
+    private TailCache cache;
+    private boolean closed;
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
+    private Channel serverChannel;
+
+    public DumpServer(DumpServerConfig config, Supplier<GlobalBinlogWriter> writer) {
+        this.config = config;
+        this.writer = writer;
+        this.authenticator = new Authenticator(config.usersByName());
+        this.sslContext = config.tlsCertificate() == null ? null : tls(config);
+        GlobalBinlogWriter w = writer.get();
+        String uuid = w == null ? "00000000-0000-0000-0000-000000000000" : w.serverUuid().toString();
+        this.responder = new QueryResponder(new ServerVariables(config.flavor(), config.serverId(), uuid, config.port()),
+                writer);
+    }
+
+    private static io.netty.handler.ssl.SslContext tls(DumpServerConfig config) {
+        try {
+            return io.netty.handler.ssl.SslContextBuilder.forServer(config.tlsCertificate().toFile(),
+                    config.tlsKey().toFile()).build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("cannot use dump.tls.certificate " + config.tlsCertificate()
+                    + " with dump.tls.key " + config.tlsKey() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** TLS for connections that ask for it; null when not configured. */
+    io.netty.handler.ssl.SslContext sslContext() {
+        return sslContext;
+    }
+
+    /** Binds the port; returns once the server accepts connections. */
+    public synchronized DumpServer start() throws InterruptedException {
+        if (serverChannel != null) {
+            throw new IllegalStateException("dump server already started on " + serverChannel.localAddress());
+        }
+        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        workers = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                NioIoHandler.newFactory());
+        ServerBootstrap b = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 256)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                        config.subscriberBufferBytes() / 4, config.subscriberBufferBytes()))
+                .childHandler(new Initializer(this));
+        try {
+            serverChannel = b.bind(config.bindHost(), config.port()).sync().channel();
+        } catch (RuntimeException e) {
+            shutdownGroups();
+            throw new IllegalStateException("cannot listen on " + config.bindHost() + ":" + config.port()
+                    + " (dump.host / dump.port): " + e.getMessage(), e);
+        }
+        LOG.info("dump server listening on {} as {} ({})", serverChannel.localAddress(), config.flavor().serverVersion(),
+                config.users().size() + " user(s)");
+        cache();
+        return this;
+    }
+
+    /** The port actually bound (useful with port 0). */
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Open client connections. */
+    public int connectionCount() {
+        return connections.get();
+    }
+
+    /** Events subscribers read from the binlog files (a subscriber catching up, or with the cache off). */
+    public long eventsReadFromFiles() {
+        return eventsFromFiles.sum();
+    }
+
+    /** Events subscribers were sent from the shared tail cache, with no file read. */
+    public long eventsServedFromCache() {
+        return eventsFromCache.sum();
+    }
+
+    java.util.concurrent.atomic.LongAdder fileCounter() {
+        return eventsFromFiles;
+    }
+
+    java.util.concurrent.atomic.LongAdder cacheCounter() {
+        return eventsFromCache;
+    }
+
+    /** The shared tail cache, started once the writer exists; null when turned off or not ready. */
+    synchronized TailCache cache() {
+        if (cache == null && !closed && config.cacheBytes() > 0) {
+            GlobalBinlogWriter w = writer.get();
+            if (w != null) {
+                cache = new TailCache(w, config.cacheBytes()).start();
+            }
+        }
+        return cache;
+    }
+
+    DumpServerConfig config() {
+        return config;
+    }
+
+    GlobalBinlogWriter writer() {
+        return writer.get();
+    }
+
+    Authenticator authenticator() {
+        return authenticator;
+    }
+
+    QueryResponder responder() {
+        return responder;
+    }
+
+    ExecutorService subscribers() {
+        return subscribers;
+    }
+
+    boolean admit() {
+        if (connections.incrementAndGet() > config.maxConnections()) {
+            connections.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    void release() {
+        connections.decrementAndGet();
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (cache != null) {
+            cache.close();
+        }
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+        subscribers.shutdownNow();
+        shutdownGroups();
+        try {
+            subscribers.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void shutdownGroups() {
+        if (workers != null) {
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+        if (boss != null) {
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /**
+     * Builds each connection's pipeline: packet decoder and encoder sharing one {@link PacketSequence}, then the
+     * connection's {@link ConnectionHandler}. Stateless itself, hence sharable.
+     */
+    @ChannelHandler.Sharable
+    static final class Initializer extends ChannelInitializer<SocketChannel> {
+        /** A client sends small packets; anything larger than this is refused before it is buffered. */
+        private static final int MAX_CLIENT_PAYLOAD = 1 << 20;
+        private final DumpServer server;
+
+        Initializer(DumpServer server) {
+            this.server = server;
+        }
+
+        @Override
+        protected void initChannel(SocketChannel ch) {
+            PacketSequence sequence = new PacketSequence();
+            ch.pipeline()
+                    .addLast("packet-decoder", new MySqlPacketDecoder(MySqlPacketDecoder.Role.SERVER, sequence,
+                            MAX_CLIENT_PAYLOAD))
+                    .addLast("packet-encoder", new MySqlPacketEncoder(sequence))
+                    .addLast("connection", new ConnectionHandler(server, server.connectionIds.incrementAndGet()));
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.tributary.daemon.dump;
+
+import io.tributary.core.event.BinlogFlavor;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One client connection's state after the handshake: who it is, its user variables (where replicas put
+ * {@code @master_binlog_checksum}, {@code @master_heartbeat_period}, {@code @slave_connect_state}, ...),
+ * the session variables it set, and the server id it registered.
+ *
+ * <p>Belongs to the connection's event loop (not thread-safe); a binlog streamer reads the values it needs
+ * once, when the dump starts.
+ */
+final class DumpSession {
+    final long connectionId;
+    final String user;
+    final BinlogFlavor flavor;
+    final boolean deprecateEof;
+    private final Map<String, String> userVariables = new HashMap<>();
+    private final Map<String, String> sessionVariables = new HashMap<>();
+    long registeredServerId;
+
+    DumpSession(long connectionId, String user, BinlogFlavor flavor, boolean deprecateEof) {
+        this.connectionId = connectionId;
+        this.user = user;
+        this.flavor = flavor;
+        this.deprecateEof = deprecateEof;
+    }
+
+    void setUserVariable(String name, String value) {
+        userVariables.put(name.toLowerCase(Locale.ROOT), value);
+    }
+
+    /** The value, or null when unset or NULL. */
+    String userVariable(String name) {
+        return userVariables.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    void setSessionVariable(String name, String value) {
+        sessionVariables.put(name.toLowerCase(Locale.ROOT), value);
+    }
+
+    String sessionVariable(String name) {
+        return sessionVariables.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    /** Whether the client asked for CRC32 checksums on the events the server makes up (fake rotate, heartbeat). */
+    boolean checksumAware() {
+        String v = userVariable("source_binlog_checksum");
+        if (v == null) {
+            v = userVariable("master_binlog_checksum");
+        }
+        return v != null && !v.equalsIgnoreCase("NONE");
+    }
+
+    /** The heartbeat period the client asked for, in nanoseconds in the variable; zero when none. */
+    Duration heartbeatPeriod() {
+        String v = userVariable("source_heartbeat_period");
+        if (v == null) {
+            v = userVariable("master_heartbeat_period");
+        }
+        if (v == null) {
+            return Duration.ZERO;
+        }
+        try {
+            return Duration.ofNanos(Long.parseLong(v.strip()));
+        } catch (NumberFormatException e) {
+            return Duration.ZERO;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DumpSession[" + connectionId + " " + user + ", replica server_id=" + registeredServerId + "]";
+    }
+}

@@ -1,0 +1,424 @@
+package io.tributary.daemon.dump;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.EventHeader;
+import io.tributary.core.packet.ComBinlogDumpGtid;
+import io.tributary.core.packet.ErrPacket;
+import io.tributary.core.packet.MySqlError;
+import io.tributary.core.reader.MySqlGtidSet;
+import io.tributary.storage.binlog.BinlogFileReader;
+import io.tributary.storage.binlog.BinlogIndex;
+import io.tributary.storage.binlog.BinlogPosition;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Answers the statements replicas and CDC clients send before dumping (see PROTOCOL-NOTES.md, "What clients
+ * send before dumping"): {@code SELECT} of system and user variables and a few functions, {@code SET} of user
+ * and session variables, and the {@code SHOW} statements about variables, status and binary logs. Anything
+ * else gets an ERR packet naming the statement (error 1235, "not supported").
+ *
+ * <p>Statements that read binlog files ({@code SHOW BINARY LOGS}, {@code SHOW BINLOG EVENTS},
+ * {@code binlog_gtid_pos}) are answered as {@link Answer.Deferred}, to run off the event loop. Thread-safe.
+ */
+final class QueryResponder {
+    static final int ER_NOT_SUPPORTED_YET = 1235;
+    private static final Pattern ALIAS = Pattern.compile("(?is)^(.*?[^\\s])\\s+(?:AS\\s+)?([`'\"]?)([A-Za-z0-9_$@.]+)\\2$");
+    private static final Pattern FUNCTION = Pattern.compile("(?is)^([A-Za-z_][A-Za-z0-9_]*)\\s*\\((.*)\\)$");
+    private static final Pattern NUMBER = Pattern.compile("^[+-]?\\d+(\\.\\d+)?$");
+    private static final Pattern LIMIT = Pattern.compile("(?is)\\s+LIMIT\\s+\\d+(\\s*,\\s*\\d+)?$");
+    private static final Pattern SHOW_LIKE = Pattern.compile(
+            "(?is)^SHOW\\s+(GLOBAL\\s+|SESSION\\s+|LOCAL\\s+)?(VARIABLES|STATUS)(\\s+LIKE\\s+('.*'|\".*\"))?$");
+    private static final Pattern SHOW_EVENTS = Pattern.compile(
+            "(?is)^SHOW\\s+BINLOG\\s+EVENTS(\\s+IN\\s+('[^']*'|\"[^\"]*\"))?(\\s+FROM\\s+(\\d+))?(\\s+LIMIT\\s+(\\d+)(\\s*,\\s*(\\d+))?)?$");
+    private static final int MAX_SHOWN_EVENTS = 10_000;
+
+    private final ServerVariables variables;
+    private final Supplier<GlobalBinlogWriter> writer;
+
+    QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer) {
+        this.variables = variables;
+        this.writer = writer;
+    }
+
+    Answer answer(String sql, DumpSession session) {
+        String s = SqlText.normalize(sql);
+        String upper = s.toUpperCase(Locale.ROOT);
+        try {
+            if (upper.startsWith("SELECT")) {
+                return select(s, session);
+            }
+            if (upper.startsWith("SET ")) {
+                return set(s.substring(4).strip(), session);
+            }
+            if (upper.startsWith("SHOW ")) {
+                return show(s, session);
+            }
+            if (upper.equals("COMMIT") || upper.equals("ROLLBACK") || upper.startsWith("USE ")) {
+                return new Answer.Ok();
+            }
+        } catch (UnsupportedStatement e) {
+            return unsupported(sql, e.getMessage());
+        } catch (UnknownVariable e) {
+            return Answer.error(MySqlError.ER_UNKNOWN_SYSTEM_VARIABLE, "Unknown system variable '" + e.getMessage() + "'");
+        }
+        return unsupported(sql, null);
+    }
+
+    private static Answer unsupported(String sql, String detail) {
+        String shown = sql.length() > 200 ? sql.substring(0, 200) + "..." : sql;
+        return new Answer.Error(new ErrPacket(ER_NOT_SUPPORTED_YET, "42000", "Tributary's dump server does not support"
+                + " the statement '" + shown + "'" + (detail == null ? "" : ": " + detail)
+                + " (it serves the statements replicas and CDC clients send before a binlog dump)"));
+    }
+
+    private BinlogSnapshot snapshot() {
+        GlobalBinlogWriter w = writer.get();
+        return w == null ? null : BinlogSnapshot.of(w);
+    }
+
+    // ---- SELECT
+
+    private Answer select(String s, DumpSession session) {
+        String list = LIMIT.matcher(s.substring(6).strip()).replaceFirst("");
+        int from = SqlText.indexOfKeyword(list, "FROM");
+        if (from >= 0) {
+            if (!list.substring(from + 4).strip().equalsIgnoreCase("DUAL")) {
+                throw new UnsupportedStatement("only SELECT of variables and functions, without FROM, is served");
+            }
+            list = list.substring(0, from).strip();
+        }
+        if (SqlText.indexOfKeyword(list, "BINLOG_GTID_POS") >= 0) {
+            String items = list;
+            return new Answer.Deferred(() -> selectItems(items, session));
+        }
+        return selectItems(list, session);
+    }
+
+    private Answer selectItems(String list, DumpSession session) {
+        BinlogSnapshot snap = snapshot();
+        List<String> names = new ArrayList<>();
+        List<String> values = new ArrayList<>();
+        for (String item : SqlText.splitTopLevel(list, ',')) {
+            String expr = item;
+            String name = item;
+            Matcher m = ALIAS.matcher(item);
+            if (m.matches() && !item.endsWith(")") && !SqlText.isQuoted(item)) {
+                expr = m.group(1).strip();
+                name = m.group(3);
+            }
+            values.add(eval(expr, session, snap));
+            names.add(name);
+        }
+        return Answer.rows(names, List.of(values));
+    }
+
+    /** The value of a SELECT or SET expression; null for SQL NULL. */
+    String eval(String expr, DumpSession session, BinlogSnapshot snap) {
+        String e = expr.strip();
+        if (e.equalsIgnoreCase("NULL")) {
+            return null;
+        }
+        if (SqlText.isQuoted(e)) {
+            return SqlText.unquote(e);
+        }
+        if (NUMBER.matcher(e).matches()) {
+            return e;
+        }
+        if (e.startsWith("@@")) {
+            String name = e.substring(2);
+            boolean global = false;
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("global.")) {
+                global = true;
+                name = name.substring(7);
+            } else if (lower.startsWith("session.") || lower.startsWith("local.")) {
+                name = name.substring(name.indexOf('.') + 1);
+            }
+            name = SqlText.unbacktick(name);
+            String v = variables.get(name, snap, session, global);
+            if (v == null) {
+                throw new UnknownVariable(name);
+            }
+            return v;
+        }
+        if (e.startsWith("@")) {
+            return session.userVariable(SqlText.unbacktick(e.substring(1)));
+        }
+        Matcher f = FUNCTION.matcher(e);
+        if (f.matches()) {
+            List<String> args = f.group(2).isBlank() ? List.of() : SqlText.splitTopLevel(f.group(2), ',');
+            return function(f.group(1).toUpperCase(Locale.ROOT), args, session, snap);
+        }
+        throw new UnsupportedStatement("cannot evaluate '" + e + "'");
+    }
+
+    private String function(String name, List<String> args, DumpSession session, BinlogSnapshot snap) {
+        return switch (name) {
+            case "VERSION" -> variables.get("version", snap, session, true);
+            case "UNIX_TIMESTAMP" -> Long.toString(System.currentTimeMillis() / 1000);
+            case "NOW", "CURRENT_TIMESTAMP", "SYSDATE" ->
+                    LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+            case "DATABASE", "SCHEMA" -> null;
+            case "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER" -> session.user + "@%";
+            case "CONNECTION_ID" -> Long.toString(session.connectionId);
+            case "UUID" -> UUID.randomUUID().toString();
+            case "BINLOG_GTID_POS" -> binlogGtidPos(args, session, snap);
+            case "GTID_SUBTRACT" -> gtidSubtract(eval(args.get(0), session, snap), eval(args.get(1), session, snap));
+            default -> throw new UnsupportedStatement("function " + name + "() is not served");
+        };
+    }
+
+    /** MariaDB's {@code binlog_gtid_pos(file, pos)}: the GTID position of a file/position, NULL if unknown. */
+    private String binlogGtidPos(List<String> args, DumpSession session, BinlogSnapshot snap) {
+        if (args.size() != 2 || snap == null) {
+            return null;
+        }
+        String file = eval(args.get(0), session, snap);
+        long pos = Long.parseLong(eval(args.get(1), session, snap));
+        BinlogIndex.Entry entry = snap.files().stream().filter(en -> en.file().equals(file)).findFirst().orElse(null);
+        if (entry == null) {
+            return null;
+        }
+        long seq = entry.previousSequence();
+        try (BinlogFileReader r = BinlogFileReader.at(writer.get(), new BinlogPosition(file, 4))) {
+            BinlogEvent ev;
+            while ((ev = r.next(Duration.ZERO)) != null && ev.offset() < pos && r.position().file().equals(file)) {
+                if (ev.type() == EventType.MARIA_GTID) {
+                    seq = ev.raw().order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(EventHeader.LENGTH);
+                }
+            }
+        } catch (Exception ex) {
+            return null;
+        }
+        return snap.gtidsUpTo(seq);
+    }
+
+    static String gtidSubtract(String a, String b) {
+        MySqlGtidSet left = MySqlGtidSet.parse(a == null ? "" : a);
+        MySqlGtidSet right = MySqlGtidSet.parse(b == null ? "" : b);
+        Map<UUID, List<ComBinlogDumpGtid.Interval>> minus = new java.util.HashMap<>();
+        for (ComBinlogDumpGtid.Sid sid : right.toSids()) {
+            minus.put(sid.uuid(), sid.intervals());
+        }
+        StringBuilder out = new StringBuilder();
+        for (ComBinlogDumpGtid.Sid sid : left.toSids()) {
+            List<long[]> rest = new ArrayList<>();
+            for (ComBinlogDumpGtid.Interval iv : sid.intervals()) {
+                rest.add(new long[] {iv.start(), iv.endExclusive()});
+            }
+            for (ComBinlogDumpGtid.Interval cut : minus.getOrDefault(sid.uuid(), List.of())) {
+                List<long[]> next = new ArrayList<>();
+                for (long[] r : rest) {
+                    if (cut.endExclusive() <= r[0] || cut.start() >= r[1]) {
+                        next.add(r);
+                        continue;
+                    }
+                    if (r[0] < cut.start()) {
+                        next.add(new long[] {r[0], cut.start()});
+                    }
+                    if (cut.endExclusive() < r[1]) {
+                        next.add(new long[] {cut.endExclusive(), r[1]});
+                    }
+                }
+                rest = next;
+            }
+            if (rest.isEmpty()) {
+                continue;
+            }
+            out.append(out.length() == 0 ? "" : ",\n").append(sid.uuid());
+            for (long[] r : rest) {
+                out.append(':').append(r[0]);
+                if (r[1] - 1 > r[0]) {
+                    out.append('-').append(r[1] - 1);
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    // ---- SET
+
+    private Answer set(String s, DumpSession session) {
+        String upper = s.toUpperCase(Locale.ROOT);
+        if (upper.startsWith("NAMES ") || upper.startsWith("CHARACTER SET ") || upper.startsWith("CHARSET ")) {
+            return new Answer.Ok();
+        }
+        if (upper.startsWith("TRANSACTION ")) {
+            return new Answer.Ok();
+        }
+        BinlogSnapshot snap = snapshot();
+        for (String assignment : SqlText.splitTopLevel(s, ',')) {
+            int eq = assignment.indexOf('=');
+            if (eq < 0) {
+                throw new UnsupportedStatement("expected name = value in '" + assignment + "'");
+            }
+            String lhs = assignment.substring(0, eq).strip();
+            if (lhs.endsWith(":")) {
+                lhs = lhs.substring(0, lhs.length() - 1).strip();
+            }
+            String rhs = assignment.substring(eq + 1).strip();
+            if (lhs.startsWith("@") && !lhs.startsWith("@@")) {
+                session.setUserVariable(SqlText.unbacktick(lhs.substring(1)), eval(rhs, session, snap));
+                continue;
+            }
+            String name = lhs;
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("@@global.") || lower.startsWith("global ") || lower.startsWith("persist")) {
+                return Answer.error(MySqlError.ER_SPECIFIC_ACCESS_DENIED_ERROR, "Access denied; Tributary's global"
+                        + " variables are read-only ('" + assignment + "')");
+            }
+            for (String prefix : List.of("@@session.", "@@local.", "@@", "session ", "local ")) {
+                if (lower.startsWith(prefix)) {
+                    name = name.substring(prefix.length()).strip();
+                    break;
+                }
+            }
+            String value;
+            if (rhs.matches("[A-Za-z_][A-Za-z0-9_]*") && !rhs.equalsIgnoreCase("NULL")) {
+                value = rhs;
+            } else {
+                value = eval(rhs, session, snap);
+            }
+            session.setSessionVariable(SqlText.unbacktick(name), value);
+        }
+        return new Answer.Ok();
+    }
+
+    // ---- SHOW
+
+    private Answer show(String s, DumpSession session) {
+        String words = s.toUpperCase(Locale.ROOT).replaceAll("\\s+", " ");
+        Matcher like = SHOW_LIKE.matcher(s);
+        if (like.matches()) {
+            boolean global = like.group(1) != null && like.group(1).strip().equalsIgnoreCase("GLOBAL");
+            String pattern = like.group(4) == null ? "%" : SqlText.unquote(like.group(4));
+            Map<String, String> source = like.group(2).equalsIgnoreCase("VARIABLES")
+                    ? variables.all(snapshot()) : Map.of("Ssl_version", "", "Ssl_cipher", "",
+                    "Rpl_semi_sync_master_status", "OFF", "Rpl_semi_sync_source_status", "OFF", "Uptime", "1");
+            List<List<String>> rows = new ArrayList<>();
+            new java.util.TreeMap<>(source).forEach((k, v) -> {
+                if (SqlText.like(k, pattern)) {
+                    String shown = global ? v : java.util.Objects.requireNonNullElse(session.sessionVariable(k), v);
+                    rows.add(java.util.Arrays.asList(k, shown));
+                }
+            });
+            return Answer.rows(List.of("Variable_name", "Value"), rows);
+        }
+        switch (words) {
+            case "SHOW MASTER STATUS", "SHOW BINARY LOG STATUS" -> {
+                return masterStatus();
+            }
+            case "SHOW BINARY LOGS", "SHOW MASTER LOGS" -> {
+                return new Answer.Deferred(this::binaryLogs);
+            }
+            case "SHOW WARNINGS", "SHOW ERRORS" -> {
+                return Answer.rows(List.of("Level", "Code", "Message"), List.of());
+            }
+            default -> {
+            }
+        }
+        if (words.startsWith("SHOW GRANTS")) {
+            return Answer.rows(List.of("Grants for " + session.user + "@%"), List.of(List.of(
+                    "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO `" + session.user + "`@`%`")));
+        }
+        Matcher ev = SHOW_EVENTS.matcher(s);
+        if (ev.matches()) {
+            String file = ev.group(2) == null ? null : SqlText.unquote(ev.group(2));
+            long from = ev.group(4) == null ? 4 : Long.parseLong(ev.group(4));
+            long offset = ev.group(8) == null ? 0 : Long.parseLong(ev.group(6));
+            long limit = ev.group(6) == null ? MAX_SHOWN_EVENTS
+                    : Long.parseLong(ev.group(8) == null ? ev.group(6) : ev.group(8));
+            return new Answer.Deferred(() -> binlogEvents(file, from, offset, Math.min(limit, MAX_SHOWN_EVENTS)));
+        }
+        throw new UnsupportedStatement(null);
+    }
+
+    private Answer masterStatus() {
+        BinlogSnapshot snap = snapshot();
+        boolean maria = variables.get("gtid_domain_id", null, null, true) != null;
+        List<String> cols = maria ? List.of("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB")
+                : List.of("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set");
+        if (snap == null) {
+            return Answer.rows(cols, List.of());
+        }
+        List<String> row = new ArrayList<>(List.of(snap.end().file(), Long.toString(snap.end().position()), "", ""));
+        if (!maria) {
+            row.add(snap.executedGtids());
+        }
+        return Answer.rows(cols, List.of(row));
+    }
+
+    private Answer binaryLogs() throws java.io.IOException {
+        GlobalBinlogWriter w = writer.get();
+        boolean maria = variables.get("gtid_domain_id", null, null, true) != null;
+        List<String> cols = maria ? List.of("Log_name", "File_size") : List.of("Log_name", "File_size", "Encrypted");
+        if (w == null) {
+            return Answer.rows(cols, List.of());
+        }
+        BinlogSnapshot snap = BinlogSnapshot.of(w);
+        List<List<String>> rows = new ArrayList<>();
+        for (BinlogIndex.Entry e : snap.files()) {
+            long size = e.file().equals(snap.end().file()) ? snap.end().position()
+                    : Files.size(w.config().dir().resolve(e.file()));
+            rows.add(maria ? List.of(e.file(), Long.toString(size)) : List.of(e.file(), Long.toString(size), "No"));
+        }
+        return Answer.rows(cols, rows);
+    }
+
+    private Answer binlogEvents(String file, long from, long skip, long limit) throws Exception {
+        GlobalBinlogWriter w = writer.get();
+        List<String> cols = List.of("Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info");
+        if (w == null) {
+            return Answer.rows(cols, List.of());
+        }
+        String name = file == null ? w.index().entries().get(0).file() : file;
+        if (w.index().find(name).isEmpty()) {
+            return Answer.error(MySqlError.ER_UNKNOWN_ERROR, "Error when executing command SHOW BINLOG EVENTS: "
+                    + "Could not find target log '" + name + "'; files are " + w.index().entries().stream()
+                    .map(BinlogIndex.Entry::file).toList());
+        }
+        List<List<String>> rows = new ArrayList<>();
+        long seen = 0;
+        try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition(name, from))) {
+            BinlogEvent e;
+            while (rows.size() < limit && (e = r.next(Duration.ZERO)) != null) {
+                if (seen++ >= skip) {
+                    rows.add(List.of(name, Long.toString(e.offset()), EventType.nameOf(e.header().typeCode()),
+                            Long.toString(e.header().serverId()), Long.toString(e.header().logPos()), ""));
+                }
+                if (e.type() == EventType.ROTATE) {
+                    break;
+                }
+            }
+        }
+        return Answer.rows(cols, rows);
+    }
+
+    /** A statement or expression outside what is served. */
+    static final class UnsupportedStatement extends RuntimeException {
+        UnsupportedStatement(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** {@code @@name} that does not exist. */
+    static final class UnknownVariable extends RuntimeException {
+        UnknownVariable(String name) {
+            super(name, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.tributary.daemon.dump;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The small amount of SQL text handling the dump server needs: comment and terminator removal, splitting
+ * at top-level commas, string literals, and LIKE patterns. Stateless.
+ */
+final class SqlText {
+    private static final Pattern COMMENT = Pattern.compile("/\\*.*?\\*/", Pattern.DOTALL);
+
+    private SqlText() {
+    }
+
+    /** The statement without comments, surrounding blanks and trailing semicolons. */
+    static String normalize(String sql) {
+        String s = COMMENT.matcher(sql).replaceAll(" ").strip();
+        while (s.endsWith(";")) {
+            s = s.substring(0, s.length() - 1).strip();
+        }
+        return s;
+    }
+
+    /** Splits at {@code sep} outside quotes and parentheses. */
+    static List<String> splitTopLevel(String s, char sep) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        char quote = 0;
+        int start = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (quote != 0) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == quote) {
+                    quote = 0;
+                }
+            } else if (c == '\'' || c == '"' || c == '`') {
+                quote = c;
+            } else if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if (c == sep && depth == 0) {
+                out.add(s.substring(start, i).strip());
+                start = i + 1;
+            }
+        }
+        out.add(s.substring(start).strip());
+        return out;
+    }
+
+    /** The index of {@code keyword} (upper case, as a whole word) outside quotes and parentheses, or -1. */
+    static int indexOfKeyword(String s, String keyword) {
+        int depth = 0;
+        char quote = 0;
+        String upper = s.toUpperCase(Locale.ROOT);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (quote != 0) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == quote) {
+                    quote = 0;
+                }
+            } else if (c == '\'' || c == '"' || c == '`') {
+                quote = c;
+            } else if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if (depth == 0 && upper.startsWith(keyword, i) && boundary(s, i - 1)
+                    && boundary(s, i + keyword.length())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean boundary(String s, int i) {
+        return i < 0 || i >= s.length() || !(Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_');
+    }
+
+    static boolean isQuoted(String s) {
+        return s.length() >= 2 && (s.charAt(0) == '\'' || s.charAt(0) == '"') && s.charAt(s.length() - 1) == s.charAt(0);
+    }
+
+    /** The text of a quoted literal, with backslash escapes and doubled quotes resolved. */
+    static String unquote(String s) {
+        char q = s.charAt(0);
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 1; i < s.length() - 1; i++) {
+            char c = s.charAt(i);
+            if (c == '\\' && i + 1 < s.length() - 1) {
+                char n = s.charAt(++i);
+                b.append(switch (n) {
+                    case 'n' -> '\n';
+                    case 't' -> '\t';
+                    case '0' -> '\0';
+                    default -> n;
+                });
+            } else if (c == q && i + 1 < s.length() - 1 && s.charAt(i + 1) == q) {
+                b.append(q);
+                i++;
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    static String unbacktick(String s) {
+        return s.length() >= 2 && s.charAt(0) == '`' && s.endsWith("`") ? s.substring(1, s.length() - 1) : s;
+    }
+
+    /** Whether {@code value} matches the SQL LIKE {@code pattern} (case-insensitive, {@code %}, {@code _}, {@code \}). */
+    static boolean like(String value, String pattern) {
+        StringBuilder re = new StringBuilder("(?is)");
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '\\' && i + 1 < pattern.length()) {
+                re.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
+            } else if (c == '%') {
+                re.append(".*");
+            } else if (c == '_') {
+                re.append('.');
+            } else {
+                re.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return value.matches(re.toString());
+    }
+}

@@ -1,0 +1,93 @@
+package io.tributary.daemon.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tributary.daemon.TributaryApplication;
+import io.tributary.storage.buffer.PersistMode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The live edits a user makes on the management port: authenticated, validated as a whole snapshot,
+ * applied at once, refused with a 400 and a reason, and kept across a restart by the overrides file.
+ */
+class AdminConfigTest {
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private ConfigurableApplicationContext start(Path overrides) {
+        return new SpringApplicationBuilder(TributaryApplication.class).properties(
+                "cdc.shards[0].host=127.0.0.1", "cdc.shards[0].user=u", "cdc.shards[0].password=p",
+                "cdc.preflight.enabled=false", "binlog.dir=" + overrides.getParent().resolve("binlog"),
+                "cdc.overrides.file=" + overrides, "cdc.admin.user=admin", "cdc.admin.password=s3cret")
+                .run("--server.port=0");
+    }
+
+    private HttpResponse<String> call(ConfigurableApplicationContext ctx, String method, String path, String body,
+                                      String password) throws Exception {
+        int port = ((WebServerApplicationContext) ctx).getWebServer().getPort();
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (password != null) {
+            b.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("admin:" + password)
+                    .getBytes(StandardCharsets.UTF_8)));
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void shouldApplyAValidEditAtOnceAndKeepItAcrossARestart(@TempDir Path dir) throws Exception {
+        Path overrides = dir.resolve("tributary-overrides.properties");
+        try (ConfigurableApplicationContext ctx = start(overrides)) {
+            assertThat(call(ctx, "GET", "/admin/config", null, null).statusCode()).isEqualTo(401);
+            assertThat(call(ctx, "GET", "/admin/config", null, "wrong").statusCode()).isEqualTo(401);
+            HttpResponse<String> get = call(ctx, "GET", "/admin/config", null, "s3cret");
+            assertThat(get.statusCode()).isEqualTo(200);
+            assertThat(get.body()).contains("\"storage.persist.mode\":\"AUTO\"").doesNotContain("storage.path");
+
+            HttpResponse<String> put = call(ctx, "PUT", "/admin/config/storage.persist.mode", "FORCE", "s3cret");
+            assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+            assertThat(ctx.getBean(LiveConfig.class).persist().current().mode()).isEqualTo(PersistMode.FORCE);
+            assertThat(Files.readString(overrides)).contains("storage.persist.mode=FORCE");
+        }
+        try (ConfigurableApplicationContext again = start(overrides)) {
+            assertThat(again.getBean(LiveConfig.class).persist().current().mode()).isEqualTo(PersistMode.FORCE);
+        }
+    }
+
+    @Test
+    void shouldRefuseAnInvalidEditWithTheReasonAndChangeNothing(@TempDir Path dir) throws Exception {
+        Path overrides = dir.resolve("tributary-overrides.properties");
+        try (ConfigurableApplicationContext ctx = start(overrides)) {
+            HttpResponse<String> mode = call(ctx, "PUT", "/admin/config/storage.persist.mode", "SOMETIMES", "s3cret");
+            assertThat(mode.statusCode()).isEqualTo(400);
+            assertThat(mode.body()).contains("Invalid value SOMETIMES for configuration storage.persist.mode");
+            HttpResponse<String> share = call(ctx, "PUT", "/admin/config/storage.persistAllThreshold", "1.2", "s3cret");
+            assertThat(share.statusCode()).isEqualTo(400);
+            assertThat(share.body()).contains("Invalid value 1.2 for configuration storage.persistAllThreshold");
+            HttpResponse<String> order = call(ctx, "PUT", "/admin/config/storage.persistNewThreshold", "0.99", "s3cret");
+            assertThat(order.statusCode()).isEqualTo(400);
+            assertThat(order.body()).contains("must not exceed storage.persistAllThreshold");
+            HttpResponse<String> unknown = call(ctx, "PUT", "/admin/config/storage.speed", "fast", "s3cret");
+            assertThat(unknown.statusCode()).isEqualTo(400);
+            assertThat(unknown.body()).contains("unknown key");
+
+            LiveConfig live = ctx.getBean(LiveConfig.class);
+            assertThat(live.persist().current().mode()).isEqualTo(PersistMode.AUTO);
+            assertThat(live.persist().current().newThreshold()).isEqualTo(0.85);
+            assertThat(live.persist().current().allThreshold()).isEqualTo(0.95);
+            assertThat(Files.exists(overrides)).as("nothing saved").isFalse();
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package io.tributary.daemon.dump;
+
+import io.tributary.core.event.BinlogFlavor;
+import io.tributary.storage.binlog.BinlogConfig;
+import io.tributary.storage.binlog.BinlogRecovery;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The statements of PROTOCOL-NOTES.md "What clients send before dumping", answered per flavor. */
+class QueryResponderTest {
+
+    @TempDir
+    Path dir;
+
+    private GlobalBinlogWriter open(BinlogFlavor flavor) throws Exception {
+        BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.flavor",
+                flavor.name().toLowerCase(), "binlog.server.id", "7"));
+        return GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), Clock.systemUTC());
+    }
+
+    private static QueryResponder responder(BinlogFlavor flavor, GlobalBinlogWriter w) {
+        return new QueryResponder(new ServerVariables(flavor, 7, w == null ? "x" : w.serverUuid().toString(), 3399),
+                () -> w);
+    }
+
+    private static List<List<String>> rows(Answer a) {
+        assertThat(a).isInstanceOf(Answer.Rows.class);
+        return ((Answer.Rows) a).resultSet().rows();
+    }
+
+    private static String value(Answer a) {
+        return rows(a).get(0).get(0);
+    }
+
+    @Test
+    void answersWhatAMySqlReplicaAndConnectorJavaSend() throws Exception {
+        try (GlobalBinlogWriter w = open(BinlogFlavor.MYSQL)) {
+            QueryResponder r = responder(BinlogFlavor.MYSQL, w);
+            DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MYSQL, false);
+            assertThat(Long.parseLong(value(r.answer("SELECT UNIX_TIMESTAMP()", s))))
+                    .isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(5L));
+            assertThat(value(r.answer("SELECT @@GLOBAL.SERVER_ID", s))).isEqualTo("7");
+            assertThat(value(r.answer("select @@server_id", s))).isEqualTo("7");
+            assertThat(value(r.answer("SELECT @@GLOBAL.GTID_MODE", s))).isEqualTo("ON");
+            assertThat(value(r.answer("SELECT @@GLOBAL.SERVER_UUID", s))).isEqualTo(w.serverUuid().toString());
+            assertThat(r.answer("SET @master_heartbeat_period = 30000000000, @source_heartbeat_period = 30000000000", s))
+                    .isInstanceOf(Answer.Ok.class);
+            assertThat(s.heartbeatPeriod().toSeconds()).isEqualTo(30);
+            r.answer("SET @master_binlog_checksum = @@global.binlog_checksum, @source_binlog_checksum = @@global.binlog_checksum", s);
+            assertThat(value(r.answer("SELECT @source_binlog_checksum", s))).isEqualTo("CRC32");
+            assertThat(s.checksumAware()).isTrue();
+            assertThat(r.answer("SET @slave_uuid = 'a', @replica_uuid = 'a'", s)).isInstanceOf(Answer.Ok.class);
+            assertThat(rows(r.answer("show global variables like 'gtid_purged'", s))).containsExactly(List.of("gtid_purged", ""));
+            assertThat(rows(r.answer("SHOW GLOBAL VARIABLES LIKE 'binlog_format'", s))).containsExactly(List.of("binlog_format", "ROW"));
+            assertThat(rows(r.answer("SHOW VARIABLES LIKE 'SERVER_ID'", s))).containsExactly(List.of("server_id", "7"));
+            assertThat(rows(r.answer("SELECT @@global.rpl_semi_sync_master_enabled", s))).containsExactly(List.of("OFF"));
+            assertThat(r.answer("set net_write_timeout=7200", s)).isInstanceOf(Answer.Ok.class);
+            assertThat(value(r.answer("SELECT @@net_write_timeout", s))).isEqualTo("7200");
+            assertThat(r.answer("SET NAMES 'binary'", s)).isInstanceOf(Answer.Ok.class);
+            assertThat(value(r.answer("/* mysql-connector-j */ SELECT @@version_comment LIMIT 1", s))).contains("Tributary");
+            assertThat(rows(r.answer("SHOW MASTER STATUS", s)).get(0)).hasSize(5);
+            Answer bootstrap = r.answer("SELECT @@session.auto_increment_increment AS auto_increment_increment, "
+                    + "@@character_set_client AS character_set_client, @@license AS license, @@wait_timeout AS wait_timeout", s);
+            assertThat(((Answer.Rows) bootstrap).resultSet().columns().get(1).name()).isEqualTo("character_set_client");
+        }
+    }
+
+    @Test
+    void answersWhatAMariaDbReplicaSends() throws Exception {
+        try (GlobalBinlogWriter w = open(BinlogFlavor.MARIADB)) {
+            QueryResponder r = responder(BinlogFlavor.MARIADB, w);
+            DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MARIADB, false);
+            assertThat(value(r.answer("SELECT @@GLOBAL.gtid_domain_id", s))).isEqualTo("0");
+            r.answer("SET @mariadb_slave_capability=4", s);
+            r.answer("SET @slave_connect_state='0-7-3'", s);
+            r.answer("SET @slave_gtid_strict_mode=1", s);
+            r.answer("SET @slave_gtid_ignore_duplicates=0", s);
+            assertThat(s.userVariable("slave_connect_state")).isEqualTo("0-7-3");
+            assertThat(value(r.answer("SELECT VERSION()", s))).isEqualTo("10.11.5-MariaDB-tributary");
+            assertThat(rows(r.answer("SHOW MASTER STATUS", s)).get(0)).hasSize(4);
+            assertThat(r.answer("SELECT @@global.gtid_executed", s)).isInstanceOf(Answer.Error.class);
+            Answer pos = r.answer("SELECT binlog_gtid_pos('binlog.000001', 4)", s);
+            assertThat(pos).isInstanceOf(Answer.Deferred.class);
+            assertThat(rows(((Answer.Deferred) pos).work().call()).get(0)).as("nothing before the first file").containsExactly("");
+        }
+    }
+
+    @Test
+    void anUnknownStatementGetsAnErrorNamingIt() {
+        QueryResponder r = responder(BinlogFlavor.MYSQL, null);
+        DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MYSQL, false);
+        Answer a = r.answer("DROP TABLE important", s);
+        assertThat(a).isInstanceOf(Answer.Error.class);
+        assertThat(((Answer.Error) a).packet().code()).isEqualTo(1235);
+        assertThat(((Answer.Error) a).packet().message()).contains("DROP TABLE important");
+        assertThat(((Answer.Error) r.answer("SELECT @@no_such_thing", s)).packet().code()).isEqualTo(1193);
+        assertThat(((Answer.Error) r.answer("SET GLOBAL read_only = 0", s)).packet().code()).isEqualTo(1227);
+        assertThat(rows(r.answer("SHOW MASTER STATUS", s))).as("no binlog open yet").isEmpty();
+    }
+
+    @Test
+    void gtidSubtractWorksOnIntervals() {
+        String u = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+        assertThat(QueryResponder.gtidSubtract(u + ":1-100", u + ":1-10:20-30")).isEqualTo(u + ":11-19:31-100");
+        assertThat(QueryResponder.gtidSubtract(u + ":1-10", u + ":1-10")).isEmpty();
+    }
+
+    @Test
+    void passwordsAreCheckedAgainstHashesOnly() {
+        DumpUser u = DumpUser.withPassword("repl", "secret");
+        assertThat(u.toString()).doesNotContain("secret");
+        Authenticator auth = new Authenticator(Map.of("repl", u));
+        byte[] seed = "abcdefghijklmnopqrst".getBytes();
+        assertThat(auth.checkNative("repl", seed, io.tributary.core.packet.AuthScramble.nativePassword("secret".getBytes(), seed))).isTrue();
+        assertThat(auth.checkNative("repl", seed, io.tributary.core.packet.AuthScramble.nativePassword("wrong".getBytes(), seed))).isFalse();
+        byte[] sha2 = io.tributary.core.packet.AuthScramble.cachingSha2("secret".getBytes(), seed);
+        assertThat(auth.checkCachingSha2Fast("repl", seed, sha2)).as("no fast path before a full authentication").isFalse();
+        byte[] rsa = io.tributary.core.packet.AuthScramble.rsaEncryptedPassword("secret".getBytes(), seed, auth.publicKeyPem());
+        assertThat(auth.checkCachingSha2Rsa("repl", seed, rsa)).isTrue();
+        assertThat(auth.checkCachingSha2Fast("repl", seed, sha2)).isTrue();
+        assertThat(auth.checkCachingSha2Fast("repl", seed,
+                io.tributary.core.packet.AuthScramble.cachingSha2("wrong".getBytes(), seed))).isFalse();
+    }
+}

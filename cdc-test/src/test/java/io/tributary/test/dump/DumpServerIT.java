@@ -1,0 +1,495 @@
+package io.tributary.test.dump;
+
+import com.github.shyiko.mysql.binlog.BinaryLogClient;
+import com.github.shyiko.mysql.binlog.event.Event;
+import com.github.shyiko.mysql.binlog.event.EventType;
+import com.github.shyiko.mysql.binlog.event.GtidEventData;
+import com.github.shyiko.mysql.binlog.event.MariadbGtidEventData;
+import com.github.shyiko.mysql.binlog.network.ServerException;
+import io.tributary.core.event.BinlogFlavor;
+import io.tributary.daemon.dump.DumpServer;
+import io.tributary.daemon.dump.DumpServerConfig;
+import io.tributary.daemon.dump.DumpUser;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The dump server against real clients: mysql-binlog-connector-java's {@code BinaryLogClient} (by
+ * file/position, by GTID, live tailing), MySQL Connector/J (caching_sha2_password with the RSA key exchange,
+ * the statements CDC tools send, an unknown statement, a wrong password), and error 1236 for purged and future
+ * positions. The global binlog is filled with real corpus transactions by a {@link GlobalBinlogWriter}.
+ */
+class DumpServerIT {
+    static final String USER = "repl";
+    static final String PASSWORD = "repl-pass";
+
+    @TempDir
+    Path dir;
+    private GlobalBinlogWriter writer;
+    private DumpServer server;
+    private final List<BinaryLogClient> clients = new ArrayList<>();
+    private volatile long lastXidAt;
+
+    @AfterEach
+    void stop() throws Exception {
+        for (BinaryLogClient c : clients) {
+            c.disconnect();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (writer != null) {
+            writer.close();
+        }
+    }
+
+    private CorpusBinlog start(BinlogFlavor flavor, long fileSize, String retention, int transactions) throws Exception {
+        CorpusBinlog corpus = CorpusBinlog.forFlavor(flavor);
+        writer = CorpusBinlog.openWriter(dir, flavor, fileSize, retention);
+        corpus.append(writer, transactions);
+        server = new DumpServer(DumpServerConfig.defaults(flavor, 7, List.of(DumpUser.withPassword(USER, PASSWORD)))
+                .withPort(0), () -> writer).start();
+        return corpus;
+    }
+
+    private BinaryLogClient client(List<Event> events, List<Exception> failures) {
+        BinaryLogClient c = new BinaryLogClient("127.0.0.1", server.port(), USER, PASSWORD);
+        c.setServerId(1000 + clients.size());
+        c.setKeepAlive(false);
+        c.registerEventListener(e -> {
+            if (e.getHeader().getEventType() == EventType.XID) {
+                lastXidAt = System.nanoTime();
+            }
+            events.add(e);
+        });
+        c.registerLifecycleListener(new BinaryLogClient.AbstractLifecycleListener() {
+            @Override
+            public void onCommunicationFailure(BinaryLogClient client, Exception ex) {
+                failures.add(ex);
+            }
+        });
+        clients.add(c);
+        return c;
+    }
+
+    private static long count(List<Event> events, EventType type) {
+        return events.stream().filter(e -> e.getHeader().getEventType() == type).count();
+    }
+
+    private static void await(String what, Duration timeout, java.util.function.BooleanSupplier condition)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    @Test
+    void binaryLogClientReceivesEveryTransactionFromFilePositionAcrossFilesAndTailsLive() throws Exception {
+        start(BinlogFlavor.MYSQL, 4096, "0", 120);
+        assertThat(writer.index().entries().size()).as("the binlog spans several files").isGreaterThan(1);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setBinlogFilename("binlog.000001");
+        c.setBinlogPosition(4);
+        c.connect(10_000);
+        await("120 XIDs", Duration.ofSeconds(30), () -> count(events, EventType.XID) >= 120 || !failures.isEmpty());
+        assertThat(failures).isEmpty();
+        List<Long> gnos = events.stream().filter(e -> e.getHeader().getEventType() == EventType.GTID)
+                .map(e -> ((GtidEventData) e.getData()).getMySqlGtid().getTransactionId()).toList();
+        assertThat(gnos).isEqualTo(java.util.stream.LongStream.rangeClosed(1, 120).boxed().toList());
+        assertThat(count(events, EventType.EXT_WRITE_ROWS) + count(events, EventType.EXT_UPDATE_ROWS)
+                + count(events, EventType.EXT_DELETE_ROWS)).isPositive();
+        assertThat(count(events, EventType.FORMAT_DESCRIPTION)).isEqualTo(writer.index().entries().size());
+
+        // live: a transaction appended while connected arrives without polling
+        java.util.concurrent.atomic.AtomicLong durableAt = new java.util.concurrent.atomic.AtomicLong();
+        writer.durability().addListener(m -> durableAt.set(System.nanoTime()));
+        CorpusBinlog live = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        List<Long> delaysMicros = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            long xids = count(events, EventType.XID);
+            live.append(writer, 1);
+            await("the live transaction", Duration.ofSeconds(5), () -> count(events, EventType.XID) > xids);
+            delaysMicros.add((lastXidAt - durableAt.get()) / 1000);
+        }
+        delaysMicros.sort(null);
+        System.out.println("dump live tail: durable -> received by BinaryLogClient, p50 " + delaysMicros.get(10)
+                + " us, max " + delaysMicros.get(19) + " us");
+        assertThat(delaysMicros.get(10)).as("median durable-to-received delay in us").isLessThan(50_000);
+    }
+
+    @Test
+    void binaryLogClientStartsAfterItsGtidSet() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 60);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setGtidSet(writer.serverUuid() + ":1-41");
+        c.connect(10_000);
+        await("19 XIDs", Duration.ofSeconds(30), () -> count(events, EventType.XID) >= 19 || !failures.isEmpty());
+        assertThat(failures).isEmpty();
+        List<Long> gnos = events.stream().filter(e -> e.getHeader().getEventType() == EventType.GTID)
+                .map(e -> ((GtidEventData) e.getData()).getMySqlGtid().getTransactionId()).toList();
+        assertThat(gnos).isEqualTo(java.util.stream.LongStream.rangeClosed(42, 60).boxed().toList());
+        assertThat(c.getGtidSet()).contains(writer.serverUuid() + ":1-60");
+    }
+
+    @Test
+    void binaryLogClientReadsTheMariaDbFlavorByFilePosition() throws Exception {
+        start(BinlogFlavor.MARIADB, 64 * 1024, "0", 50);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setBinlogFilename("binlog.000001");
+        c.setBinlogPosition(4);
+        c.connect(10_000);
+        await("50 XIDs", Duration.ofSeconds(30), () -> count(events, EventType.XID) >= 50 || !failures.isEmpty());
+        assertThat(failures).isEmpty();
+        List<Long> seqs = events.stream().filter(e -> e.getHeader().getEventType() == EventType.MARIADB_GTID)
+                .map(e -> ((MariadbGtidEventData) e.getData()).getSequence()).toList();
+        assertThat(seqs).isEqualTo(java.util.stream.LongStream.rangeClosed(1, 50).boxed().toList());
+    }
+
+    @Test
+    void binaryLogClientStartsAfterItsMariaDbGtidPosition() throws Exception {
+        start(BinlogFlavor.MARIADB, 4096, "0", 40);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setGtidSet("0-7-25");
+        c.connect(10_000);
+        await("15 XIDs", Duration.ofSeconds(30), () -> count(events, EventType.XID) >= 15 || !failures.isEmpty());
+        assertThat(failures).isEmpty();
+        List<Long> seqs = events.stream().filter(e -> e.getHeader().getEventType() == EventType.MARIADB_GTID)
+                .map(e -> ((MariadbGtidEventData) e.getData()).getSequence()).toList();
+        assertThat(seqs).isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
+    }
+
+    @Test
+    void purgedAndFutureStartsGetError1236SayingWhatExists() throws Exception {
+        start(BinlogFlavor.MYSQL, 4096, "16KB", 150);
+        writer.purge();
+        String first = writer.index().entries().get(0).file();
+        assertThat(first).as("retention purged the first files").isNotEqualTo("binlog.000001");
+
+        ServerException e = dumpError(c -> {
+            c.setBinlogFilename("binlog.000001");
+            c.setBinlogPosition(4);
+        });
+        assertThat(e.getErrorCode()).isEqualTo(1236);
+        assertThat(e.getMessage()).contains("binlog.000001").contains(first);
+
+        ServerException future = dumpError(c -> {
+            c.setBinlogFilename(writer.index().last().file());
+            c.setBinlogPosition(1L << 30);
+        });
+        assertThat(future.getErrorCode()).isEqualTo(1236);
+        assertThat(future.getMessage()).contains("beyond the end");
+
+        ServerException gtidPurged = dumpError(c -> c.setGtidSet(writer.serverUuid() + ":1-3"));
+        assertThat(gtidPurged.getErrorCode()).isEqualTo(1236);
+        assertThat(gtidPurged.getMessage()).contains("purged");
+
+        ServerException gtidFuture = dumpError(c -> c.setGtidSet(writer.serverUuid() + ":1-100000"));
+        assertThat(gtidFuture.getErrorCode()).isEqualTo(1236);
+        assertThat(gtidFuture.getMessage()).contains("100000").contains(":1-150");
+    }
+
+    private ServerException dumpError(java.util.function.Consumer<BinaryLogClient> setup) throws Exception {
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        setup.accept(c);
+        CompletableFuture<Void> connecting = CompletableFuture.runAsync(() -> {
+            try {
+                c.connect();
+            } catch (Exception ex) {
+                failures.add(ex);
+            }
+        });
+        await("an error", Duration.ofSeconds(10), () -> !failures.isEmpty());
+        connecting.get(10, TimeUnit.SECONDS);
+        Predicate<Exception> server = ServerException.class::isInstance;
+        return (ServerException) failures.stream().filter(server).findFirst()
+                .orElseThrow(() -> new AssertionError("expected a ServerException, got " + failures));
+    }
+
+    @Test
+    void connectorJLogsInWithCachingSha2OverRsaAndGetsAnswersToTheStatementsCdcToolsSend() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 30);
+        String url = "jdbc:mysql://127.0.0.1:" + server.port() + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true";
+        try (Connection conn = DriverManager.getConnection(url, USER, PASSWORD); Statement st = conn.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SHOW MASTER STATUS")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString("File")).isEqualTo(writer.durability().current().position().file());
+                assertThat(rs.getLong("Position")).isEqualTo(writer.durability().current().position().position());
+                assertThat(rs.getString("Executed_Gtid_Set")).isEqualTo(writer.serverUuid() + ":1-30");
+            }
+            assertThat(single(st, "SELECT @@GLOBAL.GTID_MODE")).isEqualTo("ON");
+            assertThat(single(st, "SELECT @@global.server_uuid")).isEqualTo(writer.serverUuid().toString());
+            assertThat(single(st, "SELECT GTID_SUBTRACT('" + writer.serverUuid() + ":1-30', '" + writer.serverUuid()
+                    + ":1-10')")).isEqualTo(writer.serverUuid() + ":11-30");
+            try (ResultSet rs = st.executeQuery("SHOW GLOBAL VARIABLES LIKE 'binlog_row_image'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(2)).isEqualTo("FULL");
+            }
+            try (ResultSet rs = st.executeQuery("SHOW BINARY LOGS")) {
+                int files = 0;
+                while (rs.next()) {
+                    files++;
+                }
+                assertThat(files).isEqualTo(writer.index().entries().size());
+            }
+            try (ResultSet rs = st.executeQuery("show binlog events limit 3")) {
+                List<String> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(rs.getString("Log_name") + ":" + rs.getLong("Pos") + " " + rs.getString("Event_type"));
+                }
+                assertThat(rows).hasSize(3);
+                assertThat(rows.get(0)).startsWith("binlog.000001:4 ");
+            }
+            try (ResultSet rs = st.executeQuery("SHOW BINARY LOG STATUS")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(5)).isEqualTo(writer.serverUuid() + ":1-30");
+            }
+            st.execute("SET @master_binlog_checksum = @@global.binlog_checksum, @source_binlog_checksum = @@global.binlog_checksum");
+            assertThat(single(st, "SELECT @source_binlog_checksum")).isEqualTo("CRC32");
+            assertThatThrownBy(() -> st.executeQuery("SELECT * FROM shop.orders"))
+                    .isInstanceOfSatisfying(SQLException.class, ex -> {
+                        assertThat(ex.getErrorCode()).isEqualTo(1235);
+                        assertThat(ex.getMessage()).contains("SELECT * FROM shop.orders");
+                    });
+            assertThat(single(st, "SELECT 1")).as("the connection survives an unknown statement").isEqualTo("1");
+        }
+        // the second login of the same user takes caching_sha2_password's fast path
+        try (Connection conn = DriverManager.getConnection(url, USER, PASSWORD); Statement st = conn.createStatement()) {
+            assertThat(single(st, "SELECT VERSION()")).isEqualTo("8.0.45-tributary");
+        }
+        assertThatThrownBy(() -> DriverManager.getConnection(url, USER, "wrong"))
+                .isInstanceOfSatisfying(SQLException.class, ex -> assertThat(ex.getErrorCode()).isEqualTo(1045));
+        assertThatThrownBy(() -> DriverManager.getConnection(url, "nobody", PASSWORD))
+                .isInstanceOfSatisfying(SQLException.class, ex -> assertThat(ex.getErrorCode()).isEqualTo(1045));
+    }
+
+    @Test
+    void heartbeatsArriveAtTheNegotiatedPeriodWhenIdle() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 5);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setBinlogFilename("binlog.000001");
+        c.setBinlogPosition(4);
+        c.setHeartbeatInterval(100);
+        c.connect(10_000);
+        await("5 XIDs", Duration.ofSeconds(10), () -> count(events, EventType.XID) >= 5);
+        long t0 = System.nanoTime();
+        await("3 heartbeats", Duration.ofSeconds(5), () -> count(events, EventType.HEARTBEAT) >= 3);
+        long elapsedMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(elapsedMs).as("3 heartbeats at 100 ms").isBetween(150L, 1500L);
+        assertThat(failures).isEmpty();
+        assertThat(c.getBinlogPosition()).isEqualTo(writer.durability().current().position().position());
+    }
+
+    @Test
+    void aDumpBeforeTheBinlogIsOpenGetsACleanError() throws Exception {
+        CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
+                PASSWORD))).withPort(0), () -> null).start();
+        ServerException e = dumpError(c -> {
+            c.setBinlogFilename("binlog.000001");
+            c.setBinlogPosition(4);
+        });
+        assertThat(e.getErrorCode()).isEqualTo(1236);
+        assertThat(e.getMessage()).contains("not open yet");
+    }
+
+    @Test
+    void garbageTruncatedAndOversizedPacketsCloseOnlyThatConnection() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 10);
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient tailing = client(events, failures);
+        tailing.connect(10_000);
+        byte[][] attacks = {
+            "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+            {(byte) 0xff, (byte) 0xff, (byte) 0xff, 1, 0, 0},          // announces 16 MB, sends 2 bytes
+            {5, 0, 0, 1, 1, 2},                                        // truncated handshake response
+        };
+        for (byte[] attack : attacks) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+                s.setSoTimeout(15_000);
+                java.io.InputStream in = s.getInputStream();
+                readPacket(in); // greeting
+                s.getOutputStream().write(attack);
+                s.shutdownOutput();
+                byte[] reply = readPacket(in);
+                assertThat(reply == null || (reply[0] & 0xff) == 0xff).as("an ERR packet or a closed connection").isTrue();
+            }
+        }
+        await("the rejected connections are gone", Duration.ofSeconds(5), () -> server.connectionCount() == 1);
+        long before = count(events, EventType.XID);
+        CorpusBinlog.forFlavor(BinlogFlavor.MYSQL).append(writer, 2);
+        await("the subscriber still receives", Duration.ofSeconds(5), () -> count(events, EventType.XID) >= before + 2);
+        assertThat(failures).isEmpty();
+    }
+
+    /** One packet's payload, or null at end of stream. */
+    private static byte[] readPacket(java.io.InputStream in) throws java.io.IOException {
+        byte[] header = in.readNBytes(4);
+        if (header.length < 4) {
+            return null;
+        }
+        int length = (header[0] & 0xff) | (header[1] & 0xff) << 8 | (header[2] & 0xff) << 16;
+        byte[] payload = in.readNBytes(length);
+        return payload.length < length ? null : payload;
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "tail cache of {0} bytes")
+    @org.junit.jupiter.params.provider.ValueSource(longs = {256L << 20, 16 * 1024})
+    void aStalledSubscriberDoesNotHoldBackTheOthersAndTailingSubscribersReadNoFiles(long cacheBytes) throws Exception {
+        CorpusBinlog corpus = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 1 << 20, "0", "none");
+        corpus.append(writer, 50);
+        server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
+                PASSWORD))).withPort(0).withCacheBytes(cacheBytes), () -> writer).start();
+        // the stalled one: dumps from the start and never reads
+        java.net.Socket stalled = stalledDump();
+        List<List<Event>> all = new ArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            List<Event> events = new CopyOnWriteArrayList<>();
+            all.add(events);
+            BinaryLogClient c = client(events, failures);
+            c.setBinlogFilename("binlog.000001");
+            c.setBinlogPosition(4);
+            c.connect(10_000);
+        }
+        for (List<Event> events : all) {
+            await("the first 50", Duration.ofSeconds(20), () -> count(events, EventType.XID) >= 50);
+        }
+        Thread.sleep(50); // the subscribers reach the end of the files and join the cache
+        long filesBefore = server.eventsReadFromFiles();
+        long t0 = System.nanoTime();
+        corpus.append(writer, 1000);
+        long writeMs = (System.nanoTime() - t0) / 1_000_000;
+        for (List<Event> events : all) {
+            await("every tailing subscriber receives all 1050", Duration.ofSeconds(60),
+                    () -> count(events, EventType.XID) >= 1050);
+            List<Long> gnos = events.stream().filter(e -> e.getHeader().getEventType() == EventType.GTID)
+                    .map(e -> ((GtidEventData) e.getData()).getMySqlGtid().getTransactionId()).toList();
+            assertThat(gnos).isEqualTo(java.util.stream.LongStream.rangeClosed(1, 1050).boxed().toList());
+        }
+        long filesDuring = server.eventsReadFromFiles() - filesBefore;
+        System.out.println("dump fan-out (cache " + cacheBytes + " B): 1000 transactions appended in " + writeMs
+                + " ms with 15 subscribers and one stalled; events read from files meanwhile " + filesDuring
+                + ", served from the cache " + server.eventsServedFromCache());
+        assertThat(failures).isEmpty();
+        if (cacheBytes > 1 << 20) {
+            assertThat(filesDuring).as("tailing subscribers read no file").isZero();
+        }
+        assertThat(stalled.isClosed()).isFalse();
+        stalled.close();
+    }
+
+    private java.net.Socket stalledDump() throws Exception {
+        java.net.Socket s = new java.net.Socket("127.0.0.1", server.port());
+        s.setReceiveBufferSize(4096);
+        s.setSoTimeout(10_000);
+        java.io.InputStream in = s.getInputStream();
+        java.io.OutputStream out = s.getOutputStream();
+        byte[] greeting = readPacket(in);
+        assertThat(greeting).isNotNull();
+        // switch to mysql_native_password: answer the greeting with that plugin
+        int nul = 1;
+        while (greeting[nul] != 0) {
+            nul++;
+        }
+        byte[] seed = new byte[20];
+        System.arraycopy(greeting, nul + 1 + 4, seed, 0, 8);
+        System.arraycopy(greeting, nul + 1 + 4 + 8 + 1 + 2 + 1 + 2 + 2 + 1 + 10, seed, 8, 12);
+        byte[] scramble = io.tributary.core.packet.AuthScramble.nativePassword(PASSWORD.getBytes(), seed);
+        java.io.ByteArrayOutputStream p = new java.io.ByteArrayOutputStream();
+        int caps = 0x200 | 0x8000 | 0x80000;
+        p.writeBytes(new byte[] {(byte) caps, (byte) (caps >> 8), (byte) (caps >> 16), 0, 0, 0, 0, 1, 45});
+        p.writeBytes(new byte[23]);
+        p.writeBytes(USER.getBytes());
+        p.write(0);
+        p.write(scramble.length);
+        p.writeBytes(scramble);
+        p.writeBytes("mysql_native_password".getBytes());
+        p.write(0);
+        writePacket(out, 1, p.toByteArray());
+        byte[] ok = readPacket(in);
+        assertThat(ok[0]).as("authenticated").isEqualTo((byte) 0);
+        java.io.ByteArrayOutputStream d = new java.io.ByteArrayOutputStream();
+        d.writeBytes(new byte[] {0x12, 4, 0, 0, 0, 0, 0, 99, 0, 0, 0});
+        d.writeBytes("binlog.000001".getBytes());
+        writePacket(out, 0, d.toByteArray());
+        return s;
+    }
+
+    private static void writePacket(java.io.OutputStream out, int seq, byte[] payload) throws java.io.IOException {
+        out.write(new byte[] {(byte) payload.length, (byte) (payload.length >> 8), (byte) (payload.length >> 16),
+            (byte) seq});
+        out.write(payload);
+        out.flush();
+    }
+
+    @Test
+    void connectorJLogsInOverTlsWithTheClearPasswordPath() throws Exception {
+        Path cert = dir.resolve("cert.pem");
+        Path key = dir.resolve("key.pem");
+        Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                key.toString(), "-out", cert.toString(), "-days", "1", "-subj", "/CN=127.0.0.1")
+                .redirectErrorStream(true).start();
+        String out = new String(openssl.getInputStream().readAllBytes());
+        org.junit.jupiter.api.Assumptions.assumeTrue(openssl.waitFor() == 0, "openssl cannot make a certificate: " + out);
+        CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        writer = CorpusBinlog.openWriter(dir.resolve("binlog"), BinlogFlavor.MYSQL, 64 * 1024, "0");
+        server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
+                PASSWORD))).withPort(0).withTls(cert, key), () -> writer).start();
+        // sslMode=REQUIRED fails unless the server offers TLS; without the public key the first (full)
+        // caching_sha2 authentication can only succeed by sending the password inside TLS
+        String url = "jdbc:mysql://127.0.0.1:" + server.port() + "/?sslMode=REQUIRED&allowPublicKeyRetrieval=false";
+        try (Connection conn = DriverManager.getConnection(url, USER, PASSWORD); Statement st = conn.createStatement()) {
+            assertThat(single(st, "SELECT VERSION()")).isEqualTo("8.0.45-tributary");
+        }
+        assertThatThrownBy(() -> DriverManager.getConnection(url, USER, "wrong"))
+                .isInstanceOfSatisfying(SQLException.class, ex -> assertThat(ex.getErrorCode()).isEqualTo(1045));
+        String plain = "jdbc:mysql://127.0.0.1:" + server.port() + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true";
+        try (Connection conn = DriverManager.getConnection(plain, USER, PASSWORD); Statement st = conn.createStatement()) {
+            assertThat(single(st, "SELECT 1")).as("TLS stays optional").isEqualTo("1");
+        }
+    }
+
+    private static String single(Statement st, String sql) throws SQLException {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            assertThat(rs.next()).as(sql).isTrue();
+            return rs.getString(1);
+        }
+    }
+}
