@@ -20,9 +20,9 @@ import java.util.concurrent.CountDownLatch;
  * The README's first command: starts embedded MariaDB shards, runs the sample load (sharded tables,
  * single-shard and XA transactions) and prints a status line until Ctrl-C (or {@code --duration}).
  *
- * <p>Today it stops short of the daemon, which is not built yet: the status line reports each shard's
- * own binlog position and GTID, and the hints show how to look at a shard's binlog. As the daemon
- * lands, this command starts it against the same shards.
+ * <p>Until the daemon runs the pipeline itself, the quickstart starts the same components in-process
+ * ({@link QuickstartPipeline}): heartbeats, shard readers, sorter and merger, the global binlog and the
+ * dump server, so the one global binlog can be read with {@code mariadb-binlog} on the dump port.
  *
  * <p>Options: {@code --shards=N} (1-8, default 2), {@code --duration=SECONDS} (default: until Ctrl-C),
  * {@code --rate=TPS} (default 20), {@code --status-interval=SECONDS} (default 5).
@@ -96,19 +96,27 @@ public final class Quickstart {
     }
 
     /** Runs until the duration ends or the thread is interrupted; stops everything it started. */
-    static void run(Options options, PrintStream out) throws SQLException {
+    static void run(Options options, PrintStream out) throws Exception {
         out.printf("Tributary quickstart: starting %d embedded MariaDB shard(s)...%n", options.shards());
+        java.nio.file.Path data = java.nio.file.Files.createTempDirectory(
+                java.nio.file.Files.createDirectories(java.nio.file.Path.of("target")), "quickstart-");
         try (ShardCluster cluster = ShardCluster.start(ShardClusterConfig.defaults().withCount(options.shards()));
-             SampleLoad load = new SampleLoad(cluster.infos(), 42, 10)) {
+             SampleLoad load = new SampleLoad(cluster.infos(), 42, 10);
+             QuickstartPipeline tributary = new QuickstartPipeline(cluster.infos(), data, dumpPort())) {
             for (ShardInfo s : cluster.infos()) {
                 out.printf("  %s  %s:%d  server_id=%d  replication user %s / %s%n", s.name(), s.host(), s.port(),
                         s.serverId(), s.replUser(), s.replPassword());
             }
             ShardInfo first = cluster.info(0);
             out.println();
-            out.println("The Tributary daemon is not built yet (see README, Status): this run starts the shards and");
-            out.println("a sample load (sharded tables shop_<i>.orders_000<t>, single-shard and XA transactions).");
-            out.println("Look at a shard's own binlog:");
+            out.println("Sample load: sharded tables shop_<i>.orders_000<t> (logical shop.orders), single-shard and XA");
+            out.println("transactions. Tributary runs in-process (the daemon does not run the pipeline yet, see README).");
+            out.printf("The ONE global binlog, on the dump port %d (logical names, XA branches as one transaction):%n",
+                    tributary.dumpPort());
+            out.printf("  mariadb-binlog --read-from-remote-server --host=127.0.0.1 --port=%d --user=%s --password=%s"
+                    + " --verbose --stop-never binlog.000001%n", tributary.dumpPort(), QuickstartPipeline.USER,
+                    QuickstartPipeline.PASSWORD);
+            out.println("A shard's own binlog, to compare:");
             out.printf("  mariadb-binlog --read-from-remote-server --host=%s --port=%d --user=%s --password=%s"
                     + " --verbose mariadb-bin.000001%n", first.host(), first.port(), first.replUser(), first.replPassword());
             out.println("Stop with Ctrl-C.");
@@ -124,17 +132,56 @@ public final class Quickstart {
                 next += intervalNanos;
                 long now = System.nanoTime();
                 if (now >= nextStatus) {
-                    out.println(statusLine(cluster, load));
+                    out.println(statusLine(cluster, load) + " | " + tributary.status());
                     nextStatus += options.statusInterval().toNanos();
                 }
                 if (next > now && !sleepNanos(Math.min(next, end) - now)) {
                     break;
                 }
             }
-            out.println(statusLine(cluster, load));
-            out.println("Stopping the shards...");
+            waitForOutput(tributary);
+            out.println(statusLine(cluster, load) + " | " + tributary.status());
+            out.println("Stopping Tributary and the shards...");
+        } finally {
+            deleteTree(data);
         }
         out.println("Stopped.");
+    }
+
+    /** Lets the pipeline write what the load committed last (a few heartbeats), so the final line is complete. */
+    private static void waitForOutput(QuickstartPipeline tributary) throws InterruptedException {
+        long last = -1;
+        long stableSince = System.nanoTime();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (System.nanoTime() - stableSince < 700_000_000L && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            long now = tributary.transactionsWritten();
+            if (now != last) {
+                last = now;
+                stableSince = System.nanoTime();
+            }
+        }
+    }
+
+    private static void deleteTree(java.nio.file.Path root) throws java.io.IOException {
+        try (var paths = java.nio.file.Files.walk(root)) {
+            for (java.nio.file.Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** 3399 when free, else any free port. */
+    private static int dumpPort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(3399, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return 3399;
+        } catch (java.io.IOException e) {
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (java.io.IOException e2) {
+                throw new java.io.UncheckedIOException(e2);
+            }
+        }
     }
 
     /** One line: each shard's binlog file:position and GTID position, and what the load committed. */

@@ -26,6 +26,11 @@ class QuickstartIT {
         String output = buffer.toString(StandardCharsets.UTF_8);
 
         assertThat(output).contains("shard-0", "shard-1", "mariadb-binlog --read-from-remote-server", "Stopped.");
+        // the global binlog: every transaction the load committed, XA branches as one, written by the pipeline
+        Matcher global = Pattern.compile("global binlog\\.\\d+:(\\d+), (\\d+) transactions").matcher(
+                output.lines().filter(l -> l.startsWith("status")).reduce((a, b) -> b).orElse(""));
+        assertThat(global.find()).as("global binlog status in:%n%s", output).isTrue();
+        assertThat(output).doesNotContain("FAILED");
         List<Matcher> statuses = output.lines().map(STATUS::matcher).filter(Matcher::find).toList();
         assertThat(statuses).as("status lines in:%n%s", output).hasSizeGreaterThanOrEqualTo(3);
         Matcher last = statuses.get(statuses.size() - 1);
@@ -39,6 +44,8 @@ class QuickstartIT {
         long seq0 = Long.parseLong(last.group(2));
         long seq1 = Long.parseLong(last.group(4));
         assertThat(seq0 + seq1).isGreaterThanOrEqualTo(single + 2 * xa);
+        // one global transaction per single-shard transaction and per committed XA (plus the schema's DDL)
+        assertThat(Long.parseLong(global.group(2))).as("global transactions").isGreaterThanOrEqualTo(single + xa);
     }
 
     @Test
