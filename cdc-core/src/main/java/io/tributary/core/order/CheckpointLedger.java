@@ -25,6 +25,8 @@ final class CheckpointLedger {
     private ShardPosition doneThrough;
     private ShardCheckpoint.Clock clockAfterDone;
     private ShardCheckpoint published;
+    /** Whether anything was recorded since the last {@link #takeIfChanged()}: if not, the checkpoint stands. */
+    private boolean touched;
 
     CheckpointLedger(ShardCheckpoint start) {
         this.shard = start.shard();
@@ -58,12 +60,14 @@ final class CheckpointLedger {
     /** The clock after everything recorded so far; set by the sorter after each offer. */
     void clockNow(ShardCheckpoint.Clock now) {
         this.clockNow = now;
+        touched = true;
     }
 
     private ShardCheckpoint.Clock clockNow;
 
     private void put(ShardUnit<?> u, State state, ShardCheckpoint.Clock before) {
         items.put(u.sequence(), new Item(u.start(), u.end(), u.key(), state, before));
+        touched = true;
     }
 
     private void restate(ShardUnit<?> u, State state) {
@@ -72,10 +76,15 @@ final class CheckpointLedger {
             throw new IllegalStateException(shard + ": unit " + u + " was never recorded");
         }
         items.put(u.sequence(), new Item(item.start(), item.end(), item.key(), state, item.before()));
+        touched = true;
     }
 
     /** The checkpoint if it moved since it was last taken, else {@code null}. */
     ShardCheckpoint takeIfChanged() {
+        if (!touched) {
+            return null; // every emission asks every shard; most did not move
+        }
+        touched = false;
         ShardCheckpoint now = current();
         if (now.equals(published)) {
             return null;
