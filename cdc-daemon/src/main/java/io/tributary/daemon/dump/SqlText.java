@@ -27,37 +27,34 @@ final class SqlText {
     /** Splits at {@code sep} outside quotes and parentheses. */
     static List<String> splitTopLevel(String s, char sep) {
         List<String> out = new ArrayList<>();
-        int depth = 0;
-        char quote = 0;
-        int start = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (quote != 0) {
-                if (c == '\\') {
-                    i++;
-                } else if (c == quote) {
-                    quote = 0;
-                }
-            } else if (c == '\'' || c == '"' || c == '`') {
-                quote = c;
-            } else if (c == '(') {
-                depth++;
-            } else if (c == ')') {
-                depth--;
-            } else if (c == sep && depth == 0) {
-                out.add(s.substring(start, i).strip());
-                start = i + 1;
+        int[] start = {0};
+        scanTopLevel(s, i -> {
+            if (s.charAt(i) == sep) {
+                out.add(s.substring(start[0], i).strip());
+                start[0] = i + 1;
             }
-        }
-        out.add(s.substring(start).strip());
+            return false;
+        });
+        out.add(s.substring(start[0]).strip());
         return out;
     }
 
     /** The index of {@code keyword} (upper case, as a whole word) outside quotes and parentheses, or -1. */
     static int indexOfKeyword(String s, String keyword) {
+        String upper = s.toUpperCase(Locale.ROOT);
+        return scanTopLevel(s, i -> upper.startsWith(keyword, i) && boundary(s, i - 1)
+                && boundary(s, i + keyword.length()));
+    }
+
+    /**
+     * Offers {@code visit} every index that is outside quotes (with backslash escapes) and parentheses and is
+     * not itself a quote or parenthesis, in order, until it accepts one.
+     *
+     * @return the accepted index, or -1
+     */
+    private static int scanTopLevel(String s, java.util.function.IntPredicate visit) {
         int depth = 0;
         char quote = 0;
-        String upper = s.toUpperCase(Locale.ROOT);
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (quote != 0) {
@@ -72,8 +69,7 @@ final class SqlText {
                 depth++;
             } else if (c == ')') {
                 depth--;
-            } else if (depth == 0 && upper.startsWith(keyword, i) && boundary(s, i - 1)
-                    && boundary(s, i + keyword.length())) {
+            } else if (depth == 0 && visit.test(i)) {
                 return i;
             }
         }

@@ -1,5 +1,7 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.order.HeldTransaction;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,7 +32,7 @@ class BinlogFileReaderTest {
     @EnumSource(BinlogFlavor.class)
     void shouldTailAcrossRotationsWithoutReadingPastTheDurableMark(BinlogFlavor flavor, @TempDir Path dir) throws Exception {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, flavor, 4096, SyncPolicy.COMMIT);
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(flavor));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(flavor));
         int total = 300;
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
              BinlogFileReader reader = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
@@ -74,7 +76,7 @@ class BinlogFileReaderTest {
     @EnumSource(BinlogFlavor.class)
     void shouldStartAfterTheSubscribersGtidSetInTheFileTheIndexNames(BinlogFlavor flavor, @TempDir Path dir) throws Exception {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, flavor, 4096, SyncPolicy.NONE);
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(flavor));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(flavor));
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
             for (int i = 0; i < 200; i++) {
                 w.append(feed.next());
@@ -104,7 +106,7 @@ class BinlogFileReaderTest {
     void shouldRefuseAGtidSetWhoseMissingTransactionsWerePurged(@TempDir Path dir) throws Exception {
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.file.size", "4096",
                 "binlog.retention.size", "16384", "binlog.sync", "none"));
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
             for (int i = 0; i < 200; i++) {
                 w.append(feed.next());

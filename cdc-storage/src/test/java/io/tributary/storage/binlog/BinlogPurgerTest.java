@@ -1,5 +1,7 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.order.HeldTransaction;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.core.event.BinlogFlavor;
@@ -21,7 +23,7 @@ class BinlogPurgerTest {
     void shouldKeepAllFilesTogetherUnderTheRetentionSizeAndNeverPurgeTheCurrentFile(@TempDir Path dir) throws Exception {
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.file.size", "4096",
                 "binlog.retention.size", "20000", "binlog.sync", "none"));
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
             for (int i = 0; i < 400; i++) {
                 w.append(feed.next());
@@ -47,7 +49,7 @@ class BinlogPurgerTest {
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.file.size", "4096",
                 "binlog.retention.time", "1h", "binlog.sync", "none"));
         Instant now = Instant.parse("2026-11-21T12:00:00Z");
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         try (GlobalBinlogWriter w = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config),
                 Clock.fixed(now, ZoneOffset.UTC))) {
             while (w.index().entries().size() < 6) {

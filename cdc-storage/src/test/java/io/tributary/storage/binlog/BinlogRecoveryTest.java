@@ -1,5 +1,7 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.order.HeldTransaction;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -36,7 +38,7 @@ class BinlogRecoveryTest {
         for (int round = 0; round < 10; round++) {
             Path dir = root.resolve("r" + round);
             BinlogConfig config = GlobalBinlogWriterTest.config(dir, flavor, 16 << 10, SyncPolicy.COMMIT);
-            Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(flavor));
+            Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(flavor));
             int count = 5 + random.nextInt(60);
             try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
                 for (int i = 0; i < count; i++) {
@@ -86,11 +88,11 @@ class BinlogRecoveryTest {
     @Test
     void shouldDropWhatFollowsTheCheckpointAndResumeShardsFromIt(@TempDir Path dir) throws Exception {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 4096, SyncPolicy.COMMIT);
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         ShardCheckpoint twentieth = null;
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
             for (int i = 0; i < 20; i++) {
-                SourceTransactions.Txn t = feed.next();
+                HeldTransaction t = feed.next();
                 w.append(t);
                 twentieth = t.checkpoints().get(0);
             }
@@ -121,7 +123,7 @@ class BinlogRecoveryTest {
     @Test
     void shouldRefuseFilesWithoutACheckpointRatherThanGuessShardPositions(@TempDir Path dir) throws Exception {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 4096, SyncPolicy.NONE);
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
             for (int i = 0; i < 30; i++) {
                 w.append(feed.next());
@@ -135,7 +137,7 @@ class BinlogRecoveryTest {
     @Test
     void shouldRefuseToInventANewServerUuidForExistingFiles(@TempDir Path dir) throws Exception {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 4096, SyncPolicy.NONE);
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
             w.append(feed.next());
         }
@@ -147,7 +149,7 @@ class BinlogRecoveryTest {
     @Test
     void shouldReportDamageInsideTheDurablePartWithFileAndOffset(@TempDir Path dir) throws Exception {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 1 << 20, SyncPolicy.COMMIT);
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
             for (int i = 0; i < 10; i++) {
                 w.append(feed.next());

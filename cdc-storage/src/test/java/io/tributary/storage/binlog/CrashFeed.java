@@ -1,5 +1,7 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.order.HeldTransaction;
+
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.RowsEvent;
@@ -37,7 +39,7 @@ final class CrashFeed {
     GlobalTransaction transaction(long i) {
         List<ShardCheckpoint> checkpoint = List.of(ShardCheckpoint.at(SHARD, ShardPosition.at(SOURCE_FILE, i + 1)));
         if (i % 50 == 49) {
-            return new SourceTransactions.Txn(GlobalTransaction.Kind.DDL, 1_700_000_000_000_000L + i,
+            return new HeldTransaction(GlobalTransaction.Kind.DDL, 1_700_000_000_000_000L + i,
                     List.of(new GlobalEvent.Query(1_700_000_000L, "feed_" + i, "CREATE TABLE t" + i + " (id INT)")),
                     checkpoint, "feed #" + i);
         }
@@ -57,6 +59,6 @@ final class CrashFeed {
                 }
             }
         }
-        return new SourceTransactions.Txn(GlobalTransaction.Kind.ROWS, s.commitMicros(), events, checkpoint, "feed #" + i);
+        return new HeldTransaction(GlobalTransaction.Kind.ROWS, s.commitMicros(), events, checkpoint, "feed #" + i);
     }
 }

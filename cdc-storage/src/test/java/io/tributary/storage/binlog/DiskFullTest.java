@@ -1,5 +1,7 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.order.HeldTransaction;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -55,7 +57,7 @@ class DiskFullTest {
         Files.write(ballast, new byte[1700 << 10]);
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.file.size", "1MB",
                 "binlog.sync", "commit", "binlog.io.retry.interval", "100ms"));
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         int total = 2500;
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
             CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {

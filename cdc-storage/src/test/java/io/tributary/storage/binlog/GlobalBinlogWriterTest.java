@@ -1,5 +1,7 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.order.HeldTransaction;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.shyiko.mysql.binlog.BinaryLogFileReader;
@@ -52,7 +54,7 @@ class GlobalBinlogWriterTest {
     @ParameterizedTest
     @EnumSource(BinlogFlavor.class)
     void shouldWriteFilesThatMariadbBinlogAndConnectorJavaRead(BinlogFlavor flavor, @TempDir Path dir) throws Exception {
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", pool(flavor));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", pool(flavor));
         BinlogConfig config = config(dir, flavor, 1 << 20, SyncPolicy.COMMIT);
         int written = 0;
         try (GlobalBinlogWriter w = open(config)) {
@@ -102,7 +104,7 @@ class GlobalBinlogWriterTest {
     @EnumSource(BinlogFlavor.class)
     void shouldRotateAtTheFileSizeUnderLoadWithoutSplittingATransaction(BinlogFlavor flavor, @TempDir Path dir)
             throws Exception {
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", pool(flavor));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", pool(flavor));
         BinlogConfig config = config(dir, flavor, 1 << 20, SyncPolicy.INTERVAL);
         long written = 0;
         try (GlobalBinlogWriter w = open(config)) {
@@ -157,7 +159,7 @@ class GlobalBinlogWriterTest {
 
     @Test
     void shouldPublishDurablePositionsOnlyAfterTheCheckpointNamesThem(@TempDir Path dir) throws Exception {
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", pool(BinlogFlavor.MYSQL));
         BinlogConfig config = config(dir, BinlogFlavor.MYSQL, 1 << 20, SyncPolicy.COMMIT);
         List<DurableMark> seen = java.util.Collections.synchronizedList(new ArrayList<>());
         CheckpointFile checkpoints = new CheckpointFile(dir.resolve(BinlogFiles.CHECKPOINT_FILE), false);
@@ -174,7 +176,7 @@ class GlobalBinlogWriterTest {
                     problems.add(e.toString());
                 }
             });
-            SourceTransactions.Txn last = null;
+            HeldTransaction last = null;
             for (int i = 0; i < 300; i++) {
                 last = feed.next();
                 w.append(last);
@@ -196,7 +198,7 @@ class GlobalBinlogWriterTest {
 
     @Test
     void shouldSyncAtMostOncePerIntervalWithTheIntervalPolicy(@TempDir Path dir) throws Exception {
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", pool(BinlogFlavor.MYSQL));
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.sync", "interval",
                 "binlog.sync.interval", "100ms"));
         java.util.concurrent.atomic.AtomicInteger publishes = new java.util.concurrent.atomic.AtomicInteger();
@@ -216,7 +218,7 @@ class GlobalBinlogWriterTest {
 
     @Test
     void shouldKeepTheServerUuidAndContinueTheGtidSequenceAcrossRestarts(@TempDir Path dir) throws Exception {
-        Iterator<SourceTransactions.Txn> feed = SourceTransactions.feed("shard-0", pool(BinlogFlavor.MYSQL));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", pool(BinlogFlavor.MYSQL));
         BinlogConfig config = config(dir, BinlogFlavor.MYSQL, 1 << 20, SyncPolicy.NONE);
         java.util.UUID first;
         try (GlobalBinlogWriter w = open(config)) {

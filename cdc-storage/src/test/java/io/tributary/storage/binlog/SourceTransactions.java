@@ -9,6 +9,7 @@ import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.core.order.GlobalEvent;
 import io.tributary.core.order.GlobalTransaction;
+import io.tributary.core.order.HeldTransaction;
 import io.tributary.core.order.ShardCheckpoint;
 import io.tributary.core.reader.ShardPosition;
 import java.io.IOException;
@@ -33,15 +34,6 @@ final class SourceTransactions {
 
     /** One source transaction: its table maps and rows, and where it ends in its source. */
     record Source(String file, long endOffset, long commitMicros, List<BinlogEvent> events) {
-    }
-
-    /** A transaction as the merger hands it over, re-readable for tests (the contract allows one pass). */
-    record Txn(GlobalTransaction.Kind kind, long commitTimeMicros, List<GlobalEvent> list,
-               List<ShardCheckpoint> checkpoints, String provenance) implements GlobalTransaction {
-        @Override
-        public Iterator<GlobalEvent> events() {
-            return list.iterator();
-        }
     }
 
     private SourceTransactions() {
@@ -83,7 +75,7 @@ final class SourceTransactions {
     }
 
     /** {@code source} as a global transaction from {@code shard}, its checkpoint in source file {@code sourceFile}. */
-    static Txn global(Source source, String shard, String sourceFile) {
+    static HeldTransaction global(Source source, String shard, String sourceFile) {
         Map<Long, Long> ids = new HashMap<>();
         List<GlobalEvent> events = new ArrayList<>();
         for (BinlogEvent e : source.events()) {
@@ -97,14 +89,14 @@ final class SourceTransactions {
             }
         }
         ShardPosition pos = ShardPosition.at(sourceFile, source.endOffset());
-        return new Txn(GlobalTransaction.Kind.ROWS, source.commitMicros(), events, List.of(ShardCheckpoint.at(shard, pos)),
+        return new HeldTransaction(GlobalTransaction.Kind.ROWS, source.commitMicros(), events, List.of(ShardCheckpoint.at(shard, pos)),
                 shard + " " + pos);
     }
 
     /** A DDL transaction. */
-    static Txn ddl(String shard, String sourceFile, long sourceOffset, String database, String sql) {
+    static HeldTransaction ddl(String shard, String sourceFile, long sourceOffset, String database, String sql) {
         ShardPosition pos = ShardPosition.at(sourceFile, sourceOffset);
-        return new Txn(GlobalTransaction.Kind.DDL, 1_700_000_000_000_000L,
+        return new HeldTransaction(GlobalTransaction.Kind.DDL, 1_700_000_000_000_000L,
                 List.of(new GlobalEvent.Query(1_700_000_000L, database, sql)), List.of(ShardCheckpoint.at(shard, pos)),
                 shard + " " + pos);
     }
@@ -113,7 +105,7 @@ final class SourceTransactions {
      * An endless deterministic feed: the corpus transactions again and again, round r pretending to come
      * from source file {@code shard-bin.<r>}, so every transaction has a distinct checkpoint.
      */
-    static Iterator<Txn> feed(String shard, List<Source> pool) {
+    static Iterator<HeldTransaction> feed(String shard, List<Source> pool) {
         return new Iterator<>() {
             private long n;
 
@@ -123,7 +115,7 @@ final class SourceTransactions {
             }
 
             @Override
-            public Txn next() {
+            public HeldTransaction next() {
                 Source s = pool.get((int) (n % pool.size()));
                 long round = n / pool.size() + 1;
                 n++;

@@ -1,5 +1,7 @@
 package io.tributary.test.bench;
 
+import io.tributary.core.order.HeldTransaction;
+
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
@@ -24,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -48,15 +49,6 @@ import java.util.concurrent.TimeUnit;
  * of small transactions (default 256), {@code --large-count=N} large transactions (default 512).
  */
 public final class BinlogWriteBenchmark {
-
-    /** One input transaction, re-iterable (the benchmark writes the same input once per policy). */
-    record Txn(Kind kind, long commitTimeMicros, List<GlobalEvent> list, List<ShardCheckpoint> checkpoints,
-               String provenance) implements GlobalTransaction {
-        @Override
-        public Iterator<GlobalEvent> events() {
-            return list.iterator();
-        }
-    }
 
     record Result(String workload, String policy, long transactions, long events, long bytes, long nanos) {
         double mbPerSecond() {
@@ -92,8 +84,8 @@ public final class BinlogWriteBenchmark {
 
     static void run(Path dir, long smallBytes, int largeCount, PrintStream out) throws Exception {
         Path small = ShardBinlogGenerator.binlogOfAtLeast(1L << 30, out).get(0);
-        List<Txn> smallTxns = transactions(small, smallBytes);
-        List<Txn> largeTxns = new ArrayList<>();
+        List<HeldTransaction> smallTxns = transactions(small, smallBytes);
+        List<HeldTransaction> largeTxns = new ArrayList<>();
         for (Path p : LargeRowBinlogGenerator.binlogWithRows(largeCount, out)) {
             largeTxns.addAll(transactions(p, Long.MAX_VALUE));
         }
@@ -103,7 +95,7 @@ public final class BinlogWriteBenchmark {
         List<Result> results = new ArrayList<>();
         Map<String, Double> baseline = new HashMap<>();
         for (String workload : List.of("small", "large")) {
-            List<Txn> input = workload.equals("small") ? smallTxns : largeTxns;
+            List<HeldTransaction> input = workload.equals("small") ? smallTxns : largeTxns;
             write(dir, workload + "-warmup", SyncPolicy.NONE, input.subList(0, Math.min(input.size(), 2000)));
             List<Result> mine = new ArrayList<>();
             for (int round = 1; round <= ROUNDS; round++) {
@@ -140,7 +132,7 @@ public final class BinlogWriteBenchmark {
         }
     }
 
-    private static Result write(Path root, String workload, SyncPolicy policy, List<Txn> input) throws Exception {
+    private static Result write(Path root, String workload, SyncPolicy policy, List<HeldTransaction> input) throws Exception {
         Path dir = root.resolve(workload + "-" + policy.name().toLowerCase(Locale.ROOT));
         deleteRecursively(dir);
         syncDisk();
@@ -152,9 +144,9 @@ public final class BinlogWriteBenchmark {
         try (GlobalBinlogWriter w = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), Clock.systemUTC())) {
             started = System.nanoTime();
             long last = 0;
-            for (Txn t : input) {
+            for (HeldTransaction t : input) {
                 last = w.append(t);
-                events += t.list().size() + 3;
+                events += t.eventList().size() + 3;
             }
             if (!w.durability().awaitSequence(last, Duration.ofMinutes(5))) {
                 throw new IllegalStateException("transaction " + last + " not durable after 5 minutes: " + w.health());
@@ -194,9 +186,9 @@ public final class BinlogWriteBenchmark {
     }
 
     /** The row transactions of a real shard binlog (up to {@code maxBytes} of it), relayed under logical names. */
-    static List<Txn> transactions(Path file, long maxBytes) {
+    static List<HeldTransaction> transactions(Path file, long maxBytes) {
         byte[] bytes = readPrefix(file, maxBytes);
-        List<Txn> out = new ArrayList<>();
+        List<HeldTransaction> out = new ArrayList<>();
         Map<Long, Long> ids = new HashMap<>();
         List<GlobalEvent> txn = null;
         BinlogEventDecoder d = new BinlogEventDecoder(file.getFileName().toString(), bytes, DecoderOptions.HEADERS_ONLY);
@@ -215,7 +207,7 @@ public final class BinlogWriteBenchmark {
             } else if (txn != null && t == EventType.XID) {
                 if (!txn.isEmpty()) {
                     ShardPosition pos = ShardPosition.at(file.getFileName().toString(), e.offset() + e.length());
-                    out.add(new Txn(GlobalTransaction.Kind.ROWS, e.header().timestamp() * 1_000_000L, txn,
+                    out.add(new HeldTransaction(GlobalTransaction.Kind.ROWS, e.header().timestamp() * 1_000_000L, txn,
                             List.of(ShardCheckpoint.at("shard-0", pos)), "shard-0 " + pos));
                 }
                 txn = null;

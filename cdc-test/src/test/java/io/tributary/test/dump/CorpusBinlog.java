@@ -8,6 +8,7 @@ import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.core.order.GlobalEvent;
 import io.tributary.core.order.GlobalTransaction;
+import io.tributary.core.order.HeldTransaction;
 import io.tributary.core.order.ShardCheckpoint;
 import io.tributary.core.reader.ShardPosition;
 import io.tributary.storage.binlog.BinlogConfig;
@@ -21,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -116,32 +116,8 @@ final class CorpusBinlog {
     static void appendDdl(GlobalBinlogWriter writer, String database, String sql) throws IOException {
         ShardPosition pos = ShardPosition.at("shard-0-bin.000001", 4);
         List<GlobalEvent> events = List.of(new GlobalEvent.Query(System.currentTimeMillis() / 1000, database, sql));
-        writer.append(new GlobalTransaction() {
-            @Override
-            public Kind kind() {
-                return Kind.DDL;
-            }
-
-            @Override
-            public long commitTimeMicros() {
-                return System.currentTimeMillis() * 1000;
-            }
-
-            @Override
-            public Iterator<GlobalEvent> events() {
-                return events.iterator();
-            }
-
-            @Override
-            public List<ShardCheckpoint> checkpoints() {
-                return List.of(ShardCheckpoint.at("shard-0", pos));
-            }
-
-            @Override
-            public String provenance() {
-                return "ddl " + sql;
-            }
-        });
+        writer.append(new HeldTransaction(GlobalTransaction.Kind.DDL, System.currentTimeMillis() * 1000, events,
+                List.of(ShardCheckpoint.at("shard-0", pos)), "ddl " + sql));
     }
 
     private GlobalTransaction next() {
@@ -161,32 +137,8 @@ final class CorpusBinlog {
         }
         ShardPosition pos = ShardPosition.at("shard-0-bin.000001", 1000 + n);
         List<ShardCheckpoint> checkpoints = List.of(ShardCheckpoint.at("shard-0", pos));
-        return new GlobalTransaction() {
-            @Override
-            public Kind kind() {
-                return Kind.ROWS;
-            }
-
-            @Override
-            public long commitTimeMicros() {
-                return System.currentTimeMillis() * 1000;
-            }
-
-            @Override
-            public Iterator<GlobalEvent> events() {
-                return events.iterator();
-            }
-
-            @Override
-            public List<ShardCheckpoint> checkpoints() {
-                return checkpoints;
-            }
-
-            @Override
-            public String provenance() {
-                return "shard-0 " + pos;
-            }
-        };
+        return new HeldTransaction(GlobalTransaction.Kind.ROWS, System.currentTimeMillis() * 1000, events, checkpoints,
+                "shard-0 " + pos);
     }
 
     private static boolean isRows(EventType t) {
