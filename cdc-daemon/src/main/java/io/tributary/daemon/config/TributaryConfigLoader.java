@@ -35,6 +35,8 @@ public final class TributaryConfigLoader {
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private static final int MAX_SHARDS = 1024;
+    /** Default base of the readers' server ids: high, so it does not meet the small ids replicas usually get. */
+    public static final long DEFAULT_READER_SERVER_ID_BASE = 1_800_000_000L;
 
     private final ConfigurableEnvironment env;
     private final Function<String, String> environmentVariables;
@@ -83,6 +85,8 @@ public final class TributaryConfigLoader {
     private List<ShardConfig> shards(List<String> problems) {
         List<ShardConfig> shards = new ArrayList<>();
         Set<String> names = new HashSet<>();
+        long idBase = serverId("cdc.reader.server-id-base", env.getProperty("cdc.reader.server-id-base",
+                String.valueOf(DEFAULT_READER_SERVER_ID_BASE)), problems);
         for (int i = 0; i < MAX_SHARDS; i++) {
             String p = "cdc.shards[" + i + "].";
             if (!containsPrefix(p)) {
@@ -123,7 +127,17 @@ public final class TributaryConfigLoader {
             if (!tls.equalsIgnoreCase("true") && !tls.equalsIgnoreCase("false")) {
                 problems.add(TributaryConfigException.message(p + "tls", tls, "must be true or false"));
             }
-            shards.add(new ShardConfig(i, name, host, port, user, password, tls.equalsIgnoreCase("true")));
+            String startText = env.getProperty(p + "start", "earliest");
+            ShardStart start = ShardStart.parse(startText);
+            if (start == null) {
+                problems.add(TributaryConfigException.message(p + "start", startText,
+                        "earliest, current, or <binlog file>:<position> (position 4 or more), e.g. mysql-bin.000042:4"));
+                start = ShardStart.EARLIEST;
+            }
+            long readerId = serverId(p + "reader-server-id", env.getProperty(p + "reader-server-id",
+                    String.valueOf(idBase + i)), problems);
+            shards.add(new ShardConfig(i, name, host, port, user, password, tls.equalsIgnoreCase("true"), start,
+                    readerId));
         }
         if (shards.isEmpty()) {
             problems.add(TributaryConfigException.message("cdc.shards", "(none)",
@@ -175,6 +189,20 @@ public final class TributaryConfigLoader {
         }
         problems.add(TributaryConfigException.message(key, v, "a TCP port is 1 to 65535"));
         return 0;
+    }
+
+    private static long serverId(String key, String v, List<String> problems) {
+        try {
+            long id = Long.parseLong(v.strip());
+            if (id >= 1 && id <= 0xFFFF_FFFFL) {
+                return id;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        problems.add(TributaryConfigException.message(key, v,
+                "a server id is 1 to 4294967295 and must differ from every other replica of the shard"));
+        return 1;
     }
 
     private boolean containsPrefix(String prefix) {

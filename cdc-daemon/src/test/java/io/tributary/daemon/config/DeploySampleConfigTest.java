@@ -47,7 +47,8 @@ class DeploySampleConfigTest {
         for (BinlogConfig.Key k : BinlogConfig.Key.values()) {
             assertThat(names).as("deploy sample documents %s", k.key()).contains(k.key());
         }
-        assertThat(names).contains("cdc.heartbeat.interval", "cdc.xa.maxWait", "cdc.status.interval", "dump.port");
+        assertThat(names).contains("cdc.heartbeat.interval", "cdc.xa.maxWait", "cdc.status.interval", "dump.port",
+                "cdc.reader.server-id-base", "cdc.shards[0].start", "cdc.shards[0].reader-server-id");
     }
 
     private static StandardEnvironment environmentOf(Path yaml) throws IOException {

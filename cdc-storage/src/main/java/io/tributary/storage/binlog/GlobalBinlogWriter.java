@@ -97,6 +97,10 @@ public final class GlobalBinlogWriter implements Closeable {
     private long filePreviousSequence;
     private long lastSequence;
     private boolean closed;
+    /** Events of the transaction being encoded (GTID, BEGIN, table maps, rows, XID / the query). */
+    private int txnEvents;
+    private int txnRowsEvents;
+    private volatile WriteCounters counters = WriteCounters.ZERO;
 
     private GlobalBinlogWriter(BinlogConfig config, Clock clock, UUID serverUuid, BinlogIndex index, BinlogSegment segment,
             BinlogCheckpoint checkpoint) {
@@ -209,6 +213,9 @@ public final class GlobalBinlogWriter implements Closeable {
             throw e;
         }
         lastSequence = sequence;
+        WriteCounters c = counters;
+        counters = new WriteCounters(c.transactions() + 1, c.events() + txnEvents, c.rowsEvents() + txnRowsEvents,
+                c.bytes() + segment.size() - start, c.filesCreated());
         written.advance(segment, segment.size(), sequence, txn.checkpoints());
         if (segment.size() >= config.fileSizeBytes()) {
             rotateFile();
@@ -233,8 +240,15 @@ public final class GlobalBinlogWriter implements Closeable {
         return Math.min(BinlogFiles.requireFileNumber(segment.name()), tracker.current().position().fileNumber());
     }
 
+    /** What this writer has appended since it opened: transactions, events, bytes, files. */
+    public WriteCounters counters() {
+        return counters;
+    }
+
     private void writeTransaction(GlobalTransaction txn, long sequence) throws IOException {
         buf.clear();
+        int rowsEvents = 0;
+        int tableMaps = 0;
         long commitMicros = txn.commitTimeMicros();
         long ts = commitMicros / 1_000_000;
         long gtidAt = segment.size();
@@ -259,8 +273,10 @@ public final class GlobalBinlogWriter implements Closeable {
                 GlobalEvent e = events.next();
                 if (e instanceof GlobalEvent.TableMap m) {
                     encoder.tableMap(buf, position(), m.source(), m.tableId(), m.database(), m.table());
+                    tableMaps++;
                 } else if (e instanceof GlobalEvent.Rows r) {
                     encoder.rows(buf, position(), r.source(), r.tableId());
+                    rowsEvents++;
                 } else {
                     throw new IllegalArgumentException("a ROWS transaction holds a query event (" + txn.provenance() + ")");
                 }
@@ -270,12 +286,16 @@ public final class GlobalBinlogWriter implements Closeable {
                 }
             }
             encoder.xid(buf, position(), ts, sequence);
+            txnEvents = (mysql ? 3 : 2) + tableMaps + rowsEvents;
+            txnRowsEvents = rowsEvents;
         } else {
             if (!events.hasNext() || !(events.next() instanceof GlobalEvent.Query q) || events.hasNext()) {
                 throw new IllegalArgumentException("a DDL transaction must hold exactly one query event ("
                         + txn.provenance() + ")");
             }
             encoder.query(buf, position(), q.timestamp(), THREAD_ID, 0, q.database(), q.sql(), STATUS_VARIABLES);
+            txnEvents = 2;
+            txnRowsEvents = 0;
         }
         if (mysql) {
             patchTransactionLength(position() - gtidAt, gtidInBuffer, gtidAt);
@@ -342,6 +362,8 @@ public final class GlobalBinlogWriter implements Closeable {
         });
         segment = created[0];
         filePreviousSequence = lastSequence;
+        WriteCounters c = counters;
+        counters = new WriteCounters(c.transactions(), c.events(), c.rowsEvents(), c.bytes(), c.filesCreated() + 1);
         written.advance(segment, segment.size(), lastSequence, List.of());
         old.close();
         log.info("rotated {} ({} bytes) to {} after GTID sequence {}", old.name(), old.size(), nextName, lastSequence);

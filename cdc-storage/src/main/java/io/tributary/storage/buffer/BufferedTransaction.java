@@ -85,6 +85,11 @@ public final class BufferedTransaction {
         }
     }
 
+    /** {@link #eventsOnDisk} for the buffer, which holds its own lock already. */
+    long diskEventsLocked() {
+        return diskEvents;
+    }
+
     /** Bytes this transaction holds in memory, by the buffer's accounting. */
     public long memoryBytes() {
         synchronized (buffer) {

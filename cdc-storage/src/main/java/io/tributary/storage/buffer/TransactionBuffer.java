@@ -104,6 +104,17 @@ public final class TransactionBuffer implements AutoCloseable {
         return open.size();
     }
 
+    /** Of the open transactions, those with events on disk (for metrics: walks the open set). */
+    public synchronized int spilledTransactions() {
+        int n = 0;
+        for (BufferedTransaction t : open) {
+            if (t.diskEventsLocked() > 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public PersistSettings settings() {
         return settings.current();
     }

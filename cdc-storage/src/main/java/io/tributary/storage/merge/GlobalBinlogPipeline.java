@@ -167,6 +167,40 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         return stage.unitsOffered();
     }
 
+    /** Shards read, in index order. */
+    public int shardCount() {
+        return configs.size();
+    }
+
+    public String shardName(int shard) {
+        return configs.get(shard).shardName();
+    }
+
+    /** What shard {@code shard}'s reader is doing (NEW before {@link #start}). */
+    public synchronized ShardReader.State readerState(int shard) {
+        return shard < readers.size() ? readers.get(shard).state() : ShardReader.State.NEW;
+    }
+
+    /** Connections shard {@code shard}'s reader has opened (1 + its reconnects). */
+    public synchronized long readerConnections(int shard) {
+        return shard < readers.size() ? readers.get(shard).connections() : 0;
+    }
+
+    /** Where shard {@code shard}'s reader is in the shard's binlog (what it has handed on). */
+    public synchronized ShardPosition readerPosition(int shard) {
+        return shard < readers.size() ? readers.get(shard).currentPosition() : configs.get(shard).startPosition();
+    }
+
+    /** See {@link MergeStage#settledMillis}. */
+    public long settledMillis(int shard) {
+        return stage.settledMillis(shard);
+    }
+
+    /** See {@link MergeStage#delayListener}; set before {@link #start}. */
+    public void delayListener(MergeStage.DelayListener listener) {
+        stage.delayListener(listener);
+    }
+
     /** The checkpoints the pipeline started from, in shard order. */
     public List<ShardCheckpoint> startCheckpoints() {
         return stage.startCheckpoints();

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,8 +44,25 @@ public final class MergeStage implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(MergeStage.class);
 
-    private record Written(long sequence, List<BufferedTransaction> buffers) {
+    private record Written(long sequence, List<BufferedTransaction> buffers, int[] shards, long[] commitMillis) {
     }
+
+    /**
+     * Told on the writer's syncer thread when a shard transaction became durable in the global binlog: the
+     * source of the delay metric (shard commit to durable global binlog).
+     */
+    @FunctionalInterface
+    public interface DelayListener {
+        /**
+         * @param shard         shard index
+         * @param commitMillis  when the shard committed it (ms since the epoch; see {@link MergeStage})
+         * @param durableMillis when it became durable in the global binlog
+         */
+        void durable(int shard, long commitMillis, long durableMillis);
+    }
+
+    /** Heartbeats remembered per shard to date the commits between them; older ones are forgotten. */
+    private static final int HEARTBEATS_KEPT = 4096;
 
     private final GlobalBinlogWriter writer;
     private final List<ShardCheckpoint> start;
@@ -56,6 +74,10 @@ public final class MergeStage implements AutoCloseable {
     /** Payloads handed to the sorter and not yet released (what {@link #close} frees). */
     private final Set<BufferedTransaction> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Consumer<DurableMark> onDurable = this::durable;
+    private final List<ArrayDeque<long[]>> heartbeats = new ArrayList<>();
+    private final long[] lastHeartbeat;
+    private final AtomicLongArray settled;
+    private volatile DelayListener delayListener = (shard, commit, durable) -> { };
     private volatile long written;
     private volatile long units;
 
@@ -76,6 +98,11 @@ public final class MergeStage implements AutoCloseable {
             skip.add(new HashSet<>(cp.writtenAfter()));
             assemblers.add(new ShardStreamAssembler(i, cp.shard(), cp.resumeFrom(), buffer, this::offer));
         }
+        for (int i = 0; i < this.start.size(); i++) {
+            heartbeats.add(new ArrayDeque<>());
+        }
+        this.lastHeartbeat = new long[this.start.size()];
+        this.settled = new AtomicLongArray(this.start.size());
         this.sorter = new GlobalSorter<>(this.start, xaMaxWait);
         this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()));
         writer.durability().addListener(onDurable);
@@ -101,6 +128,14 @@ public final class MergeStage implements AutoCloseable {
      */
     public void offer(ShardUnit<BufferedTransaction> unit) {
         units++;
+        if (unit.kind() == ShardUnit.Kind.HEARTBEAT) {
+            ArrayDeque<long[]> hb = heartbeats.get(unit.shard());
+            if (hb.size() == HEARTBEATS_KEPT) {
+                hb.pollFirst();
+            }
+            hb.addLast(new long[] {unit.sequence(), unit.heartbeat()});
+            lastHeartbeat[unit.shard()] = unit.heartbeat();
+        }
         BufferedTransaction payload = unit.payload();
         if (skip.get(unit.shard()).remove(unit.key()) && payload != null) {
             payload.release(); // written before the restart; the sorter drops it
@@ -123,6 +158,57 @@ public final class MergeStage implements AutoCloseable {
         for (Emission<BufferedTransaction> emission : sorter.drain()) {
             write(emission);
         }
+        boolean idle;
+        synchronized (undurable) {
+            idle = undurable.isEmpty();
+        }
+        if (idle && sorter.waiting() == 0) {
+            // nothing committed before the last heartbeats waits any more: every shard is settled up to them
+            for (int i = 0; i < lastHeartbeat.length; i++) {
+                settle(i, lastHeartbeat[i]);
+            }
+        }
+    }
+
+    private void settle(int shard, long millis) {
+        long prev;
+        while ((prev = settled.get(shard)) < millis && !settled.compareAndSet(shard, prev, millis)) {
+            // retry
+        }
+    }
+
+    /**
+     * When shard {@code unit.shard()} committed this unit, in ms: the later of its commit timestamp and the
+     * last heartbeat before it in the shard's binlog. Where the source gives only seconds (MariaDB), the
+     * heartbeat makes it exact to within one heartbeat interval.
+     */
+    private long commitMillis(ShardUnit<BufferedTransaction> unit) {
+        ArrayDeque<long[]> hb = heartbeats.get(unit.shard());
+        while (hb.size() > 1 && secondSequence(hb) < unit.sequence()) {
+            hb.pollFirst();
+        }
+        long floor = !hb.isEmpty() && hb.peekFirst()[0] < unit.sequence() ? hb.peekFirst()[1] : 0;
+        return Math.max(floor, unit.commitTimeMicros() / 1000);
+    }
+
+    private static long secondSequence(ArrayDeque<long[]> hb) {
+        var it = hb.iterator();
+        it.next();
+        return it.next()[0];
+    }
+
+    /** Where durable shard transactions are reported (one listener; the daemon's delay metric). */
+    public void delayListener(DelayListener listener) {
+        this.delayListener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
+     * Up to when shard {@code shard}'s commits are all durable in the global binlog (ms since the epoch; 0
+     * before the first): advanced by durable transactions, and to the shard's last heartbeat whenever
+     * nothing waits. {@code now - settledMillis} is the shard's current delay.
+     */
+    public long settledMillis(int shard) {
+        return settled.get(shard);
     }
 
     private void write(Emission<BufferedTransaction> emission) {
@@ -138,8 +224,16 @@ public final class MergeStage implements AutoCloseable {
             throw new UncheckedIOException("global binlog: cannot write " + txn.provenance(), e);
         }
         written++;
+        List<ShardUnit<BufferedTransaction>> commits = emission instanceof Emission.Single<BufferedTransaction> single
+                ? List.of(single.transaction()) : ((Emission.Distributed<BufferedTransaction>) emission).commits();
+        int[] shards = new int[commits.size()];
+        long[] commitMillis = new long[commits.size()];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = commits.get(i).shard();
+            commitMillis[i] = commitMillis(commits.get(i));
+        }
         synchronized (undurable) {
-            undurable.addLast(new Written(sequence, txn.buffers()));
+            undurable.addLast(new Written(sequence, txn.buffers(), shards, commitMillis));
         }
         durable(writer.durability().current());
     }
@@ -152,7 +246,13 @@ public final class MergeStage implements AutoCloseable {
                 done.add(undurable.pollFirst());
             }
         }
+        long now = done.isEmpty() ? 0 : System.currentTimeMillis();
+        DelayListener listener = delayListener;
         for (Written w : done) {
+            for (int i = 0; i < w.shards().length; i++) {
+                settle(w.shards()[i], w.commitMillis()[i]);
+                listener.durable(w.shards()[i], w.commitMillis()[i], now);
+            }
             for (BufferedTransaction t : w.buffers()) {
                 t.release();
                 synchronized (inFlight) {

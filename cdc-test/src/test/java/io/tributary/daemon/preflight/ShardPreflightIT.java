@@ -87,7 +87,8 @@ class ShardPreflightIT {
         SpringApplicationBuilder app = new SpringApplicationBuilder(TributaryApplication.class)
                 .properties("cdc.shards[0].host=" + s.host(), "cdc.shards[0].port=" + s.port(),
                         "cdc.shards[0].user=" + s.replUser(), "cdc.shards[0].password=" + s.replPassword(),
-                        "spring.main.web-application-type=none", "binlog.dir=target/preflight-binlog");
+                        "spring.main.web-application-type=none", "cdc.runtime.enabled=false",
+                        "binlog.dir=target/preflight-binlog");
         assertThatThrownBy(app::run).hasStackTraceContaining("binlog_format is STATEMENT, Tributary needs ROW");
     }
 
@@ -97,7 +98,8 @@ class ShardPreflightIT {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(TributaryApplication.class)
                 .properties("cdc.shards[0].host=" + s.host(), "cdc.shards[0].port=" + s.port(),
                         "cdc.shards[0].user=" + s.replUser(), "cdc.shards[0].password=" + s.replPassword(),
-                        "spring.main.web-application-type=none", "binlog.dir=target/preflight-binlog").run()) {
+                        "spring.main.web-application-type=none", "cdc.runtime.enabled=false",
+                        "binlog.dir=target/preflight-binlog").run()) {
             assertThat(context.getBean(ShardPreflightConfiguration.VerifiedShards.class).shards()).hasSize(1);
         }
     }

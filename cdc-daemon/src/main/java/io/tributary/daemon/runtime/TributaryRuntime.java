@@ -1,0 +1,214 @@
+package io.tributary.daemon.runtime;
+
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.order.HeartbeatWriter;
+import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.reader.ShardReaderConfig;
+import io.tributary.daemon.config.ShardConfig;
+import io.tributary.daemon.config.TributaryConfig;
+import io.tributary.daemon.dump.DumpServer;
+import io.tributary.daemon.dump.DumpServerConfig;
+import io.tributary.storage.binlog.BinlogRecovery;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.binlog.RecoveredBinlog;
+import io.tributary.storage.buffer.LivePersistSettings;
+import io.tributary.storage.buffer.SpillStore;
+import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.storage.merge.GlobalBinlogPipeline;
+import io.tributary.storage.merge.MergeStage;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the daemon runs, in one place and in the order it must start and stop: the global binlog
+ * (recovered first), the transaction buffer and its spill store, the heartbeats on every shard, the dump
+ * server, and the pipeline (a reader per shard, sorter, merger, writer).
+ *
+ * <p><b>Start.</b> {@link BinlogRecovery} runs before anything else is opened: a torn tail is truncated
+ * and each shard's checkpoint found. A shard with a checkpoint resumes from it; a shard without one starts
+ * where {@code cdc.shards[i].start} says (resolved on the shard over JDBC).
+ *
+ * <p><b>Stop</b> ({@link #close}), the graceful shutdown: the readers stop and what they handed on drains
+ * into the writer; the heartbeats stop; the writer makes what it wrote durable and stores its checkpoint;
+ * then the subscribers are closed (after the last durable bytes were offered to them) and the buffer and
+ * spill store are freed. What was read and not written is read again after a restart.
+ *
+ * <p>Not Spring-specific: {@link RuntimeConfiguration} runs it as a lifecycle bean; tests and the benchmark
+ * runner may run it directly. Threading: {@link #start} and {@link #close} from one thread.
+ */
+public final class TributaryRuntime implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(TributaryRuntime.class);
+    private static final int RING_SIZE = 4096;
+
+    private final TributaryConfig config;
+    private final LivePersistSettings persist;
+    private final DumpServerConfig dumpConfig;
+    private final LogicalNames naming;
+    private final UnaryOperator<DumpServer> dumpSetup;
+    private final Clock clock;
+    private final MergeStage.DelayListener delays;
+
+    private GlobalBinlogWriter writer;
+    private SpillStore spill;
+    private TransactionBuffer buffer;
+    private HeartbeatWriter heartbeats;
+    private GlobalBinlogPipeline pipeline;
+    private DumpServer dump;
+    private boolean closed;
+
+    /**
+     * @param config     the validated configuration
+     * @param persist    the live {@code storage.*} settings (edits apply to the running buffer)
+     * @param dumpConfig the dump server's settings
+     * @param naming     the logical naming rules
+     * @param dumpSetup  applied to the dump server before it starts (e.g. the live-variables hook)
+     * @param delays     told when shard transactions become durable (the delay metric)
+     * @param clock      wall clock of the writer
+     */
+    public TributaryRuntime(TributaryConfig config, LivePersistSettings persist, DumpServerConfig dumpConfig,
+            LogicalNames naming, UnaryOperator<DumpServer> dumpSetup, MergeStage.DelayListener delays, Clock clock) {
+        this.config = config;
+        this.persist = persist;
+        this.dumpConfig = dumpConfig;
+        this.naming = naming;
+        this.dumpSetup = dumpSetup;
+        this.delays = delays;
+        this.clock = clock;
+    }
+
+    /**
+     * Recovers and opens the global binlog, then starts everything else.
+     *
+     * @throws RuntimeStartException naming what could not start and why; what had started is stopped again
+     */
+    public synchronized void start() {
+        if (writer != null) {
+            throw new IllegalStateException("Tributary already started");
+        }
+        String step = "recover the global binlog in " + config.binlog().dir();
+        try {
+            RecoveredBinlog recovered = BinlogRecovery.recover(config.binlog());
+            recovered.actions().forEach(a -> log.info("recovery: {}", a));
+            step = "open the global binlog in " + config.binlog().dir();
+            writer = GlobalBinlogWriter.open(config.binlog(), recovered, clock);
+            step = "open the spill store in " + persist.current().path();
+            spill = SpillStore.open(persist.current().path());
+            buffer = new TransactionBuffer(persist, spill);
+            step = "start the heartbeats (table __cdc__.__cdc_heartbeat__ on every shard)";
+            heartbeats = new HeartbeatWriter(heartbeatTargets(), config.heartbeatInterval(), HeartbeatWriter::systemMicros);
+            heartbeats.start();
+            Map<String, ShardCheckpoint> checkpoints = recovered.shardCheckpoints();
+            List<ShardReaderConfig> readers = new ArrayList<>();
+            for (ShardConfig s : config.shards()) {
+                step = "find where shard " + s.name() + " starts";
+                readers.add(readerConfig(s, checkpoints.containsKey(s.name())));
+            }
+            step = "start the dump server on port " + dumpConfig.port();
+            GlobalBinlogWriter w = writer;
+            dump = dumpSetup.apply(new DumpServer(dumpConfig, () -> w)).start();
+            step = "start the shard readers";
+            pipeline = new GlobalBinlogPipeline(readers, checkpoints, writer, buffer, naming, config.xaMaxWait(), RING_SIZE);
+            pipeline.delayListener(delays);
+            pipeline.start();
+            log.info("Tributary started: {} shards -> global binlog {} ({}), dump server on port {}",
+                    config.shards().size(), config.binlog().dir(), config.binlog().flavor(), dump.port());
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            RuntimeStartException failure = new RuntimeStartException("cannot " + step + ": " + e.getMessage(), e);
+            try {
+                close();
+            } catch (Exception suppressed) {
+                failure.addSuppressed(suppressed);
+            }
+            throw failure;
+        }
+    }
+
+    private List<HeartbeatWriter.Target> heartbeatTargets() {
+        List<HeartbeatWriter.Target> targets = new ArrayList<>();
+        for (ShardConfig s : config.shards()) {
+            targets.add(new HeartbeatWriter.Target(s.name(), s.host() + ":" + s.port(), () -> ShardJdbc.connect(s)));
+        }
+        return targets;
+    }
+
+    private static ShardReaderConfig readerConfig(ShardConfig s, boolean checkpointed) throws java.sql.SQLException {
+        ShardPosition start = checkpointed ? ShardPosition.at("(checkpoint)", ShardPosition.FIRST_EVENT)
+                : ShardJdbc.resolve(s);
+        if (!checkpointed) {
+            log.info("shard {}: no checkpoint yet; starting at {} ({})", s.name(), start, s.start());
+        }
+        return ShardReaderConfig.of(s.name(), s.host(), s.port(), s.user(), s.password(), s.readerServerId(), start)
+                .withTls(s.tls(), null);
+    }
+
+    public TributaryConfig config() {
+        return config;
+    }
+
+    /** The global binlog writer (null before {@link #start}). */
+    public synchronized GlobalBinlogWriter writer() {
+        return writer;
+    }
+
+    public synchronized GlobalBinlogPipeline pipeline() {
+        return pipeline;
+    }
+
+    public synchronized TransactionBuffer buffer() {
+        return buffer;
+    }
+
+    public synchronized DumpServer dump() {
+        return dump;
+    }
+
+    public synchronized HeartbeatWriter heartbeats() {
+        return heartbeats;
+    }
+
+    /** Graceful shutdown, in the order the class comment gives; idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<Exception> failures = new ArrayList<>();
+        stop("shard readers and merge", pipeline, failures);
+        stop("heartbeats", heartbeats, failures);
+        stop("global binlog writer", writer, failures);
+        stop("dump server", dump, failures);
+        stop("transaction buffer", buffer, failures);
+        stop("spill store", spill, failures);
+        if (writer != null) {
+            log.info("Tributary stopped: global binlog durable at {}", writer.durability().current());
+        }
+        if (!failures.isEmpty()) {
+            RuntimeException e = new IllegalStateException("Tributary did not stop cleanly: " + failures.get(0), failures.get(0));
+            failures.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
+        }
+    }
+
+    private static void stop(String what, AutoCloseable c, List<Exception> failures) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            log.warn("stopping the {} failed: {}", what, e.toString());
+            failures.add(e);
+        }
+    }
+}
