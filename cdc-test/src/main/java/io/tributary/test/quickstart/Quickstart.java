@@ -20,9 +20,9 @@ import java.util.concurrent.CountDownLatch;
  * The README's first command: starts embedded MariaDB shards, runs the sample load (sharded tables,
  * single-shard and XA transactions) and prints a status line until Ctrl-C (or {@code --duration}).
  *
- * <p>Until the daemon runs the pipeline itself, the quickstart starts the same components in-process
- * ({@link QuickstartPipeline}): heartbeats, shard readers, sorter and merger, the global binlog and the
- * dump server, so the one global binlog can be read with {@code mariadb-binlog} on the dump port.
+ * <p>Then it starts the Tributary daemon itself ({@link QuickstartDaemon}: the Spring Boot application, in
+ * this JVM) against those shards: heartbeats, shard readers, sorter and merger, the global binlog, the dump
+ * server and the metrics, so the one global binlog can be read with {@code mariadb-binlog} on the dump port.
  *
  * <p>Options: {@code --shards=N} (1-8, default 2), {@code --duration=SECONDS} (default: until Ctrl-C),
  * {@code --rate=TPS} (default 20), {@code --status-interval=SECONDS} (default 5).
@@ -102,7 +102,8 @@ public final class Quickstart {
                 java.nio.file.Files.createDirectories(java.nio.file.Path.of("target")), "quickstart-");
         try (ShardCluster cluster = ShardCluster.start(ShardClusterConfig.defaults().withCount(options.shards()));
              SampleLoad load = new SampleLoad(cluster.infos(), 42, 10);
-             QuickstartPipeline tributary = new QuickstartPipeline(cluster.infos(), data, dumpPort())) {
+             QuickstartDaemon tributary = new QuickstartDaemon(cluster.infos(), data, freePort(3399),
+                     freePort(9400), options.statusInterval())) {
             for (ShardInfo s : cluster.infos()) {
                 out.printf("  %s  %s:%d  server_id=%d  replication user %s / %s%n", s.name(), s.host(), s.port(),
                         s.serverId(), s.replUser(), s.replPassword());
@@ -110,12 +111,14 @@ public final class Quickstart {
             ShardInfo first = cluster.info(0);
             out.println();
             out.println("Sample load: sharded tables shop_<i>.orders_000<t> (logical shop.orders), single-shard and XA");
-            out.println("transactions. Tributary runs in-process (the daemon does not run the pipeline yet, see README).");
+            out.println("transactions. The Tributary daemon runs against the shards and logs its status line.");
             out.printf("The ONE global binlog, on the dump port %d (logical names, XA branches as one transaction):%n",
                     tributary.dumpPort());
             out.printf("  mariadb-binlog --read-from-remote-server --host=127.0.0.1 --port=%d --user=%s --password=%s"
-                    + " --verbose --stop-never binlog.000001%n", tributary.dumpPort(), QuickstartPipeline.USER,
-                    QuickstartPipeline.PASSWORD);
+                    + " --verbose --stop-never binlog.000001%n", tributary.dumpPort(), QuickstartDaemon.USER,
+                    QuickstartDaemon.PASSWORD);
+            out.printf("Metrics: curl http://127.0.0.1:%d/actuator/prometheus   health: curl http://127.0.0.1:%d"
+                    + "/actuator/health%n", tributary.managementPort(), tributary.managementPort());
             out.println("A shard's own binlog, to compare:");
             out.printf("  mariadb-binlog --read-from-remote-server --host=%s --port=%d --user=%s --password=%s"
                     + " --verbose mariadb-bin.000001%n", first.host(), first.port(), first.replUser(), first.replPassword());
@@ -149,7 +152,7 @@ public final class Quickstart {
     }
 
     /** Lets the pipeline write what the load committed last (a few heartbeats), so the final line is complete. */
-    private static void waitForOutput(QuickstartPipeline tributary) throws InterruptedException {
+    private static void waitForOutput(QuickstartDaemon tributary) throws InterruptedException {
         long last = -1;
         long stableSince = System.nanoTime();
         long deadline = System.nanoTime() + 5_000_000_000L;
@@ -171,10 +174,10 @@ public final class Quickstart {
         }
     }
 
-    /** 3399 when free, else any free port. */
-    private static int dumpPort() {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(3399, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return 3399;
+    /** {@code preferred} when free, else any free port. */
+    private static int freePort(int preferred) {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(preferred, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return preferred;
         } catch (java.io.IOException e) {
             try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
                 return s.getLocalPort();
