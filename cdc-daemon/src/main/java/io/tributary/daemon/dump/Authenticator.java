@@ -60,6 +60,12 @@ public final class Authenticator {
         return users.containsKey(user);
     }
 
+    /** Whether {@code user} is an admin account ({@code dump.users[i].admin}). */
+    public boolean isAdmin(String user) {
+        DumpUser u = users.get(user);
+        return u != null && u.admin();
+    }
+
     /** Whether {@code response} is a valid {@code mysql_native_password} scramble for {@code user}. */
     public boolean checkNative(String user, byte[] seed, byte[] response) {
         DumpUser u = users.get(user);

@@ -74,6 +74,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private DumpSession session;
     private BinlogStreamer streamer;
     private Future<?> streaming;
+    private long lastReadNanos = System.nanoTime();
+    private boolean answering;
 
     ConnectionHandler(DumpServer server, long connectionId) {
         this.server = server;
@@ -136,6 +138,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, MySqlPacket packet) {
+        lastReadNanos = System.nanoTime();
         nextSequenceId = (packet.sequenceId() + 1) & 0xFF;
         ByteBuf in = packet.payload();
         try {
@@ -256,8 +259,34 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     private void authenticated(ChannelHandlerContext ctx) {
         state = State.COMMANDS;
+        session.admin = server.authenticator().isAdmin(user);
         send(ctx, OkPacket.EMPTY);
         ctx.flush();
+        scheduleIdleCheck(ctx, server.config().idleTimeout().toNanos());
+    }
+
+    /**
+     * {@code dump.idleTimeout}, MySQL's {@code wait_timeout}: a connection between statements that sends nothing
+     * for that long gets error 4031 (as MySQL 8 sends it) and is closed. A dumping subscriber sends nothing by
+     * design and is never timed out; a statement still being answered does not count as idle.
+     */
+    private void scheduleIdleCheck(ChannelHandlerContext ctx, long delayNanos) {
+        ctx.executor().schedule(() -> {
+            if (state != State.COMMANDS || !ctx.channel().isActive()) {
+                return;
+            }
+            long idleNanos = System.nanoTime() - lastReadNanos;
+            long limit = server.config().idleTimeout().toNanos();
+            if (idleNanos < limit || answering) {
+                scheduleIdleCheck(ctx, Math.max(limit - idleNanos, 1_000_000));
+                return;
+            }
+            LOG.info("dump connection {} ({}@{}) closed: idle for {} (dump.idleTimeout)", connectionId, user,
+                    ctx.channel().remoteAddress(), server.config().idleTimeout());
+            nextSequenceId = 0;
+            sendAndClose(ctx, MySqlError.ER_CLIENT_INTERACTION_TIMEOUT.toPacket("The client was disconnected by the"
+                    + " server because of inactivity (dump.idleTimeout = " + server.config().idleTimeout() + ")"));
+        }, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     private void denied(ChannelHandlerContext ctx, boolean withPassword) {
@@ -347,6 +376,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         Answer a = server.responder().answer(sql, session);
         if (a instanceof Answer.Deferred d) {
             int seq = nextSequenceId;
+            answering = true;
             server.subscribers().execute(() -> {
                 Answer done;
                 try {
@@ -356,6 +386,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 }
                 Answer result = done;
                 ctx.executor().execute(() -> {
+                    answering = false;
+                    lastReadNanos = System.nanoTime();
                     nextSequenceId = seq;
                     answer(ctx, result);
                 });
