@@ -16,6 +16,7 @@ import io.tributary.core.packet.HandshakeV10;
 import io.tributary.core.packet.MySqlError;
 import io.tributary.core.packet.MySqlMessage;
 import io.tributary.core.packet.MySqlPacket;
+import io.tributary.core.packet.MySqlPacketDecoder;
 import io.tributary.core.packet.MySqlProtocol;
 import io.tributary.core.packet.MySqlProtocolException;
 import io.tributary.core.packet.OkPacket;
@@ -119,7 +120,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             admitted = false;
             server.release();
         }
+        if (state == State.DUMPING && streaming != null && !streaming.isDone()) {
+            LOG.info("dump connection {} ({}@{}) ended: the subscriber disconnected", connectionId, user,
+                    ctx.channel().remoteAddress());
+        }
         state = State.CLOSED;
+        server.subscriberEnded(ctx.channel());
         if (streaming != null) {
             streaming.cancel(true);
         }
@@ -144,10 +150,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         try {
             switch (state) {
                 case GREETED -> {
-                    if (!tls && server.sslContext() != null && in.readableBytes() == SslRequest.LENGTH
-                            && (SslRequest.decode(in).capabilities() & MySqlProtocol.CLIENT_SSL) != 0) {
-                        tls = true;
-                        ctx.pipeline().addFirst("tls", server.sslContext().newHandler(ctx.alloc()));
+                    if (!tls && in.readableBytes() == SslRequest.LENGTH
+                            && (in.getIntLE(in.readerIndex()) & MySqlProtocol.CLIENT_SSL) != 0) {
+                        startTls(ctx);
                         return;
                     }
                     handshakeResponse(ctx, HandshakeResponse41.decode(in));
@@ -192,6 +197,30 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     }
 
     // ---- authentication
+
+    /**
+     * The client asked for TLS: a TLS handler goes in front of the packet decoder, and the handshake bytes the
+     * client may have sent right behind its SSL request (already read) are fed to it.
+     */
+    private void startTls(ChannelHandlerContext ctx) {
+        MySqlPacketDecoder decoder = (MySqlPacketDecoder) ctx.pipeline().get("packet-decoder");
+        ByteBuf rest = decoder.takeBytesAfterSslRequest();
+        if (server.sslContext() == null) {
+            rest.release();
+            LOG.info("dump connection {} from {}: asked for TLS, which is not offered (dump.tls.enabled)", connectionId,
+                    ctx.channel().remoteAddress());
+            sendAndClose(ctx, MySqlError.ER_HANDSHAKE_ERROR.toPacket("Bad handshake: TLS was requested but this"
+                    + " server does not offer it (dump.tls.enabled)"));
+            return;
+        }
+        tls = true;
+        ctx.pipeline().addFirst("tls", server.sslContext().newHandler(ctx.alloc()));
+        if (rest.isReadable()) {
+            ctx.pipeline().fireChannelRead(rest);
+        } else {
+            rest.release();
+        }
+    }
 
     private void handshakeResponse(ChannelHandlerContext ctx, HandshakeResponse41 r) {
         user = r.user();
@@ -367,6 +396,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         LOG.info("dump connection {} ({}@{}): {}", connectionId, user, ctx.channel().remoteAddress(), request);
         state = State.DUMPING;
+        server.subscriberStarted(ctx.channel());
         streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, server.cache(), server.fileCounter(),
                 server.cacheCounter());
         streaming = server.subscribers().submit(streamer);

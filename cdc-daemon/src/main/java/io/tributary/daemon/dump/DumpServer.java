@@ -58,6 +58,7 @@ public final class DumpServer implements Closeable {
     });
     private final java.util.concurrent.atomic.LongAdder eventsFromFiles = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder eventsFromCache = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.Set<Channel> dumping = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private TailCache cache;
     private boolean closed;
     private EventLoopGroup boss;
@@ -143,6 +144,34 @@ public final class DumpServer implements Closeable {
     /** Open client connections. */
     public int connectionCount() {
         return connections.get();
+    }
+
+    /** Connections receiving the binlog now. */
+    public int subscriberCount() {
+        return dumping.size();
+    }
+
+    /**
+     * Bytes queued in memory for the subscriber with the most: what a stalled subscriber costs. Bounded by
+     * {@code dump.subscriber.buffer} plus one event; its streamer waits instead of queuing more.
+     */
+    public long largestSubscriberBacklogBytes() {
+        long max = 0;
+        for (Channel c : dumping) {
+            io.netty.channel.ChannelOutboundBuffer out = c.unsafe().outboundBuffer();
+            if (out != null) {
+                max = Math.max(max, out.totalPendingWriteBytes());
+            }
+        }
+        return max;
+    }
+
+    void subscriberStarted(Channel channel) {
+        dumping.add(channel);
+    }
+
+    void subscriberEnded(Channel channel) {
+        dumping.remove(channel);
     }
 
     /** Events subscribers read from the binlog files (a subscriber catching up, or with the cache off). */

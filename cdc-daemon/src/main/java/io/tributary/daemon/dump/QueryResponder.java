@@ -193,6 +193,17 @@ final class QueryResponder {
             case "CONNECTION_ID" -> Long.toString(session.connectionId);
             case "UUID" -> UUID.randomUUID().toString();
             case "BINLOG_GTID_POS" -> binlogGtidPos(args, session, snap);
+            case "CONCAT" -> {
+                StringBuilder b = new StringBuilder();
+                for (String arg : args) {
+                    String v = eval(arg, session, snap);
+                    if (v == null) {
+                        yield null;
+                    }
+                    b.append(v);
+                }
+                yield b.toString();
+            }
             case "GTID_SUBTRACT" -> gtidSubtract(eval(args.get(0), session, snap), eval(args.get(1), session, snap));
             default -> throw new UnsupportedStatement("function " + name + "() is not served");
         };
@@ -279,6 +290,11 @@ final class QueryResponder {
         BinlogSnapshot snap = snapshot();
         Map<String, String> edits = new java.util.LinkedHashMap<>();
         for (String assignment : SqlText.splitTopLevel(s, ',')) {
+            String assignmentUpper = assignment.strip().toUpperCase(Locale.ROOT);
+            if (assignmentUpper.startsWith("NAMES ") || assignmentUpper.startsWith("CHARACTER SET ")
+                    || assignmentUpper.startsWith("CHARSET ")) {
+                continue; // SET sql_mode = ..., NAMES utf8mb4 (MariaDB Connector/J): always utf8mb4
+            }
             int eq = assignment.indexOf('=');
             if (eq < 0) {
                 throw new UnsupportedStatement("expected name = value in '" + assignment + "'");
