@@ -23,6 +23,11 @@ import java.util.List;
  * <p>State machine: {@link State#HEADER} reads 4 header bytes, {@link State#PAYLOAD} waits for the
  * whole physical payload, {@link State#BAD_MESSAGE} is terminal: after the first error (raised once
  * as a {@link MySqlProtocolException}) all further input is discarded until the channel closes.
+ * On the server side, after a client's SSL request ({@link SslRequest}: sequence id 1, 32 bytes,
+ * {@code CLIENT_SSL} set) the decoder stops in {@link State#TLS_HANDOFF}: what follows is the TLS
+ * handshake, which a client may send in the same TCP segment. The connection handler takes those bytes
+ * with {@link #takeBytesAfterSslRequest()}, puts a TLS handler in front, and decoding resumes on the
+ * decrypted stream.
  *
  * <p>One instance per channel; runs on the channel's event loop.
  */
@@ -36,7 +41,7 @@ public final class MySqlPacketDecoder extends ByteToMessageDecoder {
         SERVER
     }
 
-    enum State { HEADER, PAYLOAD, BAD_MESSAGE }
+    enum State { HEADER, PAYLOAD, TLS_HANDOFF, BAD_MESSAGE }
 
     private final Role role;
     private final PacketSequence sequence;
@@ -104,7 +109,14 @@ public final class MySqlPacketDecoder extends ByteToMessageDecoder {
                         out.add(new MySqlPacket(firstSequenceId, whole));
                     } else {
                         out.add(new MySqlPacket(firstSequenceId, chunk));
+                        if (isSslRequest(chunk)) {
+                            state = State.TLS_HANDOFF;
+                            return;
+                        }
                     }
+                }
+                case TLS_HANDOFF -> {
+                    return;
                 }
                 case BAD_MESSAGE -> {
                     in.skipBytes(in.readableBytes());
@@ -113,6 +125,25 @@ public final class MySqlPacketDecoder extends ByteToMessageDecoder {
                 default -> throw new IllegalStateException("unknown state " + state);
             }
         }
+    }
+
+    private boolean isSslRequest(ByteBuf payload) {
+        return role == Role.SERVER && firstSequenceId == 1 && payload.readableBytes() == SslRequest.LENGTH
+                && (payload.getIntLE(payload.readerIndex()) & MySqlProtocol.CLIENT_SSL) != 0;
+    }
+
+    /**
+     * After an SSL request: the bytes received after it (the start of the client's TLS handshake, possibly
+     * none), removed from this decoder, which then decodes packets again. The caller feeds them to the TLS
+     * handler it put in front. Empty when the last packet was no SSL request.
+     */
+    public ByteBuf takeBytesAfterSslRequest() {
+        if (state != State.TLS_HANDOFF) {
+            return io.netty.buffer.Unpooled.EMPTY_BUFFER;
+        }
+        state = State.HEADER;
+        ByteBuf rest = internalBuffer();
+        return rest.isReadable() ? rest.readBytes(rest.readableBytes()) : io.netty.buffer.Unpooled.EMPTY_BUFFER;
     }
 
     private void checkHeader(int length, int seq) {

@@ -1,5 +1,6 @@
 package io.tributary.daemon.admin;
 
+import io.tributary.daemon.dump.LiveVariables;
 import io.tributary.storage.buffer.InvalidConfigurationException;
 import io.tributary.storage.buffer.LivePersistSettings;
 import io.tributary.storage.buffer.PersistConfig;
@@ -27,9 +28,13 @@ import org.slf4j.LoggerFactory;
  * and then written to the overrides file (temp file, fsync, atomic rename), which startup reads over
  * the configuration file. A refused edit changes nothing.
  *
+ * <p>The same keys are shown and edited over SQL on the dump port ({@link LiveVariables}: {@code SHOW VARIABLES
+ * LIKE 'storage%'}, {@code SET GLOBAL storage.persist.mode = 'FORCE'} by admin accounts); pass this object to
+ * the {@code DumpServer}.
+ *
  * <p>Thread-safe: edits are serialized.
  */
-public final class LiveConfig {
+public final class LiveConfig implements LiveVariables {
 
     private static final Logger log = LoggerFactory.getLogger(LiveConfig.class);
 
@@ -49,6 +54,7 @@ public final class LiveConfig {
     }
 
     /** Every key that can change while the daemon runs, with its current value. */
+    @Override
     public Map<String, String> values() {
         Map<String, String> editable = new TreeMap<>();
         persist.values().forEach((k, v) -> {
@@ -77,6 +83,12 @@ public final class LiveConfig {
         log.info("configuration edit: {} changed from {} to {} (saved in {})", key, old, persist.values().get(key),
                 overridesFile);
         return old;
+    }
+
+    /** {@link #edit}, for {@code SET GLOBAL} on the dump port. */
+    @Override
+    public String set(String key, String value) {
+        return edit(key, value);
     }
 
     private void writeOverrides() {

@@ -1,5 +1,7 @@
 package io.tributary.daemon.config;
 
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.daemon.dump.DumpServerConfig;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.buffer.PersistSettings;
 import java.time.Duration;
@@ -15,12 +17,20 @@ import java.util.List;
  * @param statusInterval   {@code cdc.status.interval}: period of the status line in the log (10 s)
  * @param persist          the {@code storage.*} settings
  * @param binlog           the {@code binlog.*} settings
- * @param dumpPort         {@code dump.port}: where replicas and CDC clients connect (3399)
+ * @param naming           {@code cdc.naming.*}: physical to logical database and table names
+ * @param dump             the {@code dump.*} settings, with {@code binlog.flavor} and {@code binlog.server.id};
+ *                         start the server with {@code new DumpServer(dump, writerSupplier, liveConfig)}
  */
 public record TributaryConfig(List<ShardConfig> shards, Duration heartbeatInterval, Duration xaMaxWait,
-        Duration statusInterval, PersistSettings persist, BinlogConfig binlog, int dumpPort) {
+        Duration statusInterval, PersistSettings persist, BinlogConfig binlog, LogicalNames naming,
+        DumpServerConfig dump) {
 
     public TributaryConfig {
         shards = List.copyOf(shards);
+    }
+
+    /** {@code dump.port}: where replicas and CDC clients connect (3399). */
+    public int dumpPort() {
+        return dump.port();
     }
 }

@@ -1,5 +1,10 @@
 package io.tributary.daemon.config;
 
+import io.tributary.core.event.BinlogFlavor;
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.naming.NamingRule;
+import io.tributary.daemon.dump.DumpConfigException;
+import io.tributary.daemon.dump.DumpServerConfig;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogConfigException;
 import io.tributary.storage.buffer.InvalidConfigurationException;
@@ -28,7 +33,10 @@ import org.springframework.core.env.PropertySource;
  * <p>The {@code storage.*} and {@code binlog.*} keys are declared, with defaults and validators, where
  * they are used ({@link PersistConfig}, {@link BinlogConfig}); this class only gathers them and adds the
  * daemon's own keys: {@code cdc.shards[i].*}, {@code cdc.heartbeat.interval}, {@code cdc.xa.maxWait},
- * {@code cdc.status.interval}, {@code dump.port}.
+ * {@code cdc.status.interval}, and the naming rules {@code cdc.naming.strip-trailing-digits} (default true) and
+ * {@code cdc.naming.rules[i].scope} ({@code database} or {@code table}), {@code .pattern} (a regular expression
+ * matched against the whole physical name), {@code .replacement} (the logical name, {@code $1} group
+ * references allowed). The {@code dump.*} keys are declared in {@link DumpServerConfig}.
  */
 public final class TributaryConfigLoader {
 
@@ -37,6 +45,7 @@ public final class TributaryConfigLoader {
     private static final int MAX_SHARDS = 1024;
     /** Default base of the readers' server ids: high, so it does not meet the small ids replicas usually get. */
     public static final long DEFAULT_READER_SERVER_ID_BASE = 1_800_000_000L;
+    private static final Pattern NAMING_RULE_KEY = Pattern.compile("cdc\\.naming\\.rules\\[(\\d+)]\\.(scope|pattern|replacement)");
 
     private final ConfigurableEnvironment env;
     private final Function<String, String> environmentVariables;
@@ -57,11 +66,7 @@ public final class TributaryConfigLoader {
         Duration heartbeat = duration("cdc.heartbeat.interval", "100ms", Duration.ofMillis(10), Duration.ofMinutes(1), problems);
         Duration xaMaxWait = duration("cdc.xa.maxWait", "60s", Duration.ofSeconds(1), Duration.ofDays(1), problems);
         Duration status = duration("cdc.status.interval", "10s", Duration.ofSeconds(1), Duration.ofDays(1), problems);
-        int dumpPort = port("dump.port", env.getProperty("dump.port", "3399"), problems);
-        if (dumpPort == 3306) {
-            problems.add(TributaryConfigException.message("dump.port", 3306,
-                    "3306 is the usual port of a MySQL server on this machine; choose another (default 3399)"));
-        }
+        LogicalNames naming = naming(problems);
         PersistSettings persist = null;
         try {
             persist = PersistConfig.forThisJvm().parse(withPrefix("storage."));
@@ -76,10 +81,95 @@ public final class TributaryConfigLoader {
         } catch (BinlogConfigException e) {
             problems.addAll(e.problems());
         }
+        DumpServerConfig dump = null;
+        try {
+            // the dump server looks like the server the binlog is written for; when binlog.* is refused the
+            // dump keys are still checked, so that every problem is reported at once
+            dump = DumpServerConfig.parse(withPrefix("dump."), binlog == null ? BinlogFlavor.MYSQL : binlog.flavor(),
+                    binlog == null ? 1 : binlog.serverId(), environmentVariables);
+        } catch (DumpConfigException e) {
+            problems.addAll(e.problems());
+        }
         if (!problems.isEmpty()) {
             throw new TributaryConfigException(problems);
         }
-        return new TributaryConfig(shards, heartbeat, xaMaxWait, status, persist, binlog, dumpPort);
+        return new TributaryConfig(shards, heartbeat, xaMaxWait, status, persist, binlog, naming, dump);
+    }
+
+    private LogicalNames naming(List<String> problems) {
+        String strip = env.getProperty("cdc.naming.strip-trailing-digits", "true").strip();
+        if (!strip.equalsIgnoreCase("true") && !strip.equalsIgnoreCase("false")) {
+            problems.add(TributaryConfigException.message("cdc.naming.strip-trailing-digits", strip,
+                    "must be true or false"));
+        }
+        List<NamingRule> rules = new ArrayList<>();
+        int count = 0;
+        for (int i = 0; i < MAX_SHARDS; i++) {
+            String p = "cdc.naming.rules[" + i + "].";
+            if (!containsPrefix(p)) {
+                break;
+            }
+            count++;
+            String scopeText = env.getProperty(p + "scope");
+            NamingRule.Scope scope = null;
+            if (scopeText == null || scopeText.isBlank()) {
+                problems.add(TributaryConfigException.message(p + "scope", scopeText, "database or table is required"));
+            } else {
+                switch (scopeText.strip().toLowerCase(Locale.ROOT)) {
+                    case "database" -> scope = NamingRule.Scope.DATABASE;
+                    case "table" -> scope = NamingRule.Scope.TABLE;
+                    default -> problems.add(TributaryConfigException.message(p + "scope", scopeText,
+                            "must be database or table"));
+                }
+            }
+            String pattern = env.getProperty(p + "pattern");
+            Pattern compiled = null;
+            if (pattern == null || pattern.isEmpty()) {
+                problems.add(TributaryConfigException.message(p + "pattern", pattern,
+                        "a regular expression matching the whole physical name is required (e.g. t_order_\\d{4}_\\d{2})"));
+            } else {
+                try {
+                    compiled = Pattern.compile(pattern);
+                } catch (java.util.regex.PatternSyntaxException e) {
+                    problems.add(TributaryConfigException.message(p + "pattern", pattern,
+                            "not a regular expression: " + e.getDescription() + " near index " + e.getIndex()));
+                }
+            }
+            String replacement = env.getProperty(p + "replacement");
+            if (replacement == null || replacement.isBlank()) {
+                problems.add(TributaryConfigException.message(p + "replacement", replacement,
+                        "the logical name is required ($1 refers to the pattern's first group)"));
+            } else if (compiled != null) {
+                try {
+                    // a reference to a group the pattern lacks fails only when a name matches: check it now
+                    int groups = compiled.matcher("").groupCount();
+                    Matcher refs = Pattern.compile("(?<!\\\\)\\$(\\d+)").matcher(replacement);
+                    while (refs.find()) {
+                        if (Integer.parseInt(refs.group(1)) > groups) {
+                            throw new IllegalArgumentException("refers to group $" + refs.group(1) + " but the pattern"
+                                    + " has " + groups + " group(s)");
+                        }
+                    }
+                } catch (IllegalArgumentException e) {
+                    problems.add(TributaryConfigException.message(p + "replacement", replacement, e.getMessage()));
+                }
+            }
+            if (scope != null && compiled != null && replacement != null && !replacement.isBlank()) {
+                rules.add(new NamingRule(scope, compiled, replacement.strip()));
+            }
+        }
+        for (String key : withPrefix("cdc.naming.").keySet()) {
+            Matcher m = NAMING_RULE_KEY.matcher(key);
+            boolean known = key.equals("cdc.naming.strip-trailing-digits")
+                    || (m.matches() && Integer.parseInt(m.group(1)) < count);
+            if (!known) {
+                problems.add(TributaryConfigException.message(key, env.getProperty(key), m.matches()
+                        ? "rules are numbered from 0 without gaps; this one is not reached"
+                        : "unknown key (known: cdc.naming.strip-trailing-digits, cdc.naming.rules[i].scope,"
+                                + " .pattern, .replacement)"));
+            }
+        }
+        return new LogicalNames(rules, !strip.equalsIgnoreCase("false"));
     }
 
     private List<ShardConfig> shards(List<String> problems) {

@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *       with this server's key, XORed with the seed; its double SHA256 must equal the stored hash.</li>
  * </ul>
  *
- * <p>The RSA key pair is generated once per server. Thread-safe.
+ * <p>The RSA key pair is generated once per server, in the background. Thread-safe.
  */
 public final class Authenticator {
     public static final String NATIVE = "mysql_native_password";
@@ -34,30 +34,44 @@ public final class Authenticator {
 
     private final Map<String, DumpUser> users;
     private final Set<String> fullyAuthenticated = ConcurrentHashMap.newKeySet();
-    private final KeyPair rsa;
-    private final String publicKeyPem;
+    private final java.util.concurrent.CompletableFuture<KeyPair> rsa;
 
     public Authenticator(Map<String, DumpUser> users) {
         this.users = Map.copyOf(users);
+        // an RSA 2048 key takes seconds on a busy machine: made in the background, needed only by the first
+        // client that does a full caching_sha2_password authentication without TLS
+        this.rsa = java.util.concurrent.CompletableFuture.supplyAsync(Authenticator::generateRsa);
+    }
+
+    private static KeyPair generateRsa() {
         try {
             KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
             g.initialize(2048);
-            this.rsa = g.generateKeyPair();
+            return g.generateKeyPair();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot generate the RSA key for caching_sha2_password", e);
         }
-        this.publicKeyPem = "-----BEGIN PUBLIC KEY-----\n"
-                + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(rsa.getPublic().getEncoded())
-                + "\n-----END PUBLIC KEY-----\n";
+    }
+
+    private KeyPair rsa() {
+        return rsa.join();
     }
 
     /** The PEM text sent to a client that asks for the public key. */
     public String publicKeyPem() {
-        return publicKeyPem;
+        return "-----BEGIN PUBLIC KEY-----\n"
+                + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(rsa().getPublic().getEncoded())
+                + "\n-----END PUBLIC KEY-----\n";
     }
 
     public boolean knows(String user) {
         return users.containsKey(user);
+    }
+
+    /** Whether {@code user} is an admin account ({@code dump.users[i].admin}). */
+    public boolean isAdmin(String user) {
+        DumpUser u = users.get(user);
+        return u != null && u.admin();
     }
 
     /** Whether {@code response} is a valid {@code mysql_native_password} scramble for {@code user}. */
@@ -87,7 +101,7 @@ public final class Authenticator {
         byte[] plain;
         try {
             Cipher cipher = Cipher.getInstance("RSA/ECB/OAEPWithSHA-1AndMGF1Padding");
-            cipher.init(Cipher.DECRYPT_MODE, rsa.getPrivate());
+            cipher.init(Cipher.DECRYPT_MODE, rsa().getPrivate());
             plain = cipher.doFinal(encrypted);
         } catch (GeneralSecurityException e) {
             return false;

@@ -41,8 +41,9 @@ import java.util.zip.CRC32;
  * {@link TailCache} holds (for a GTID subscriber: once past the last transaction of its set), then the cache,
  * with no file read; if it falls out of the cache (too slow) it continues from the files at its position.
  *
- * <p>Back-pressure: it writes only while the channel is writable (its outbound buffer is below the high water
- * mark) and otherwise waits, so a slow subscriber holds at most the water mark plus one event in memory and
+ * <p>Back-pressure: it writes only while the channel's outbound buffer plus the batches handed to the event loop
+ * are below the high water mark and otherwise waits, so a slow subscriber holds at most the water mark plus one
+ * batch (64 KB and one event) in memory and
  * never slows the writer or another subscriber. A position or GTID set that was purged or lies in the future
  * gets error 1236 with a message saying what exists.
  *
@@ -59,6 +60,7 @@ final class BinlogStreamer implements Runnable {
     private final DumpRequest request;
     private final BinlogEventEncoder artificial;
     private final Object writable = new Object();
+    private final java.util.concurrent.atomic.AtomicLong inFlightBytes = new java.util.concurrent.atomic.AtomicLong();
     private final TailCache cache;
     private final LongAdder fromFiles;
     private final LongAdder fromCache;
@@ -107,8 +109,8 @@ final class BinlogStreamer implements Runnable {
         } catch (DumpRefused e) {
             LOG.info("dump refused for {} ({}): {}", channel.remoteAddress(), request, e.getMessage());
             sendError(e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (InterruptedException | java.nio.channels.ClosedByInterruptException e) {
+            Thread.currentThread().interrupt(); // the connection ended or the server is closing
         } catch (Exception e) {
             if (channel.isActive()) {
                 LOG.warn("dump to {} stopped at {}: {}", channel.remoteAddress(), opened, e.toString());
@@ -302,15 +304,24 @@ final class BinlogStreamer implements Runnable {
     }
 
     private void awaitWritable() throws InterruptedException {
-        if (channel.isWritable()) {
+        if (canWrite()) {
             return;
         }
         flush();
         synchronized (writable) {
-            while (!channel.isWritable() && channel.isActive()) {
+            while (!canWrite() && channel.isActive()) {
                 writable.wait(MAX_WAIT.toMillis());
             }
         }
+    }
+
+    /**
+     * Whether more may be queued: the channel is below its high water mark counting the batches handed to the
+     * event loop but not yet written into the channel (Netty counts a write only once the event loop runs it; on a
+     * busy machine this thread could otherwise run megabytes ahead of it).
+     */
+    private boolean canWrite() {
+        return channel.isWritable() && inFlightBytes.get() < channel.bytesBeforeUnwritable();
     }
 
     private void sendEvent(BinlogEvent e) {
@@ -378,16 +389,21 @@ final class BinlogStreamer implements Runnable {
             return;
         }
         List<MySqlPacket> batch = pending;
+        long bytes = unflushed;
         pending = new ArrayList<>();
         unflushed = 0;
+        inFlightBytes.addAndGet(bytes);
         try {
             channel.eventLoop().execute(() -> {
                 for (MySqlPacket p : batch) {
                     channel.write(p);
                 }
+                inFlightBytes.addAndGet(-bytes);
                 channel.flush();
+                writabilityChanged();
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
+            inFlightBytes.addAndGet(-bytes);
             batch.forEach(MySqlPacket::release); // the server is shutting down
         }
     }

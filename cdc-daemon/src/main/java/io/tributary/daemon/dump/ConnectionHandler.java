@@ -16,6 +16,7 @@ import io.tributary.core.packet.HandshakeV10;
 import io.tributary.core.packet.MySqlError;
 import io.tributary.core.packet.MySqlMessage;
 import io.tributary.core.packet.MySqlPacket;
+import io.tributary.core.packet.MySqlPacketDecoder;
 import io.tributary.core.packet.MySqlProtocol;
 import io.tributary.core.packet.MySqlProtocolException;
 import io.tributary.core.packet.OkPacket;
@@ -74,6 +75,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private DumpSession session;
     private BinlogStreamer streamer;
     private Future<?> streaming;
+    private long lastReadNanos = System.nanoTime();
+    private boolean answering;
 
     ConnectionHandler(DumpServer server, long connectionId) {
         this.server = server;
@@ -117,7 +120,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             admitted = false;
             server.release();
         }
+        if (state == State.DUMPING && streaming != null && !streaming.isDone()) {
+            LOG.info("dump connection {} ({}@{}) ended: the subscriber disconnected", connectionId, user,
+                    ctx.channel().remoteAddress());
+        }
         state = State.CLOSED;
+        server.subscriberEnded(ctx.channel());
         if (streaming != null) {
             streaming.cancel(true);
         }
@@ -136,15 +144,15 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, MySqlPacket packet) {
+        lastReadNanos = System.nanoTime();
         nextSequenceId = (packet.sequenceId() + 1) & 0xFF;
         ByteBuf in = packet.payload();
         try {
             switch (state) {
                 case GREETED -> {
-                    if (!tls && server.sslContext() != null && in.readableBytes() == SslRequest.LENGTH
-                            && (SslRequest.decode(in).capabilities() & MySqlProtocol.CLIENT_SSL) != 0) {
-                        tls = true;
-                        ctx.pipeline().addFirst("tls", server.sslContext().newHandler(ctx.alloc()));
+                    if (!tls && in.readableBytes() == SslRequest.LENGTH
+                            && (in.getIntLE(in.readerIndex()) & MySqlProtocol.CLIENT_SSL) != 0) {
+                        startTls(ctx);
                         return;
                     }
                     handshakeResponse(ctx, HandshakeResponse41.decode(in));
@@ -189,6 +197,30 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     }
 
     // ---- authentication
+
+    /**
+     * The client asked for TLS: a TLS handler goes in front of the packet decoder, and the handshake bytes the
+     * client may have sent right behind its SSL request (already read) are fed to it.
+     */
+    private void startTls(ChannelHandlerContext ctx) {
+        MySqlPacketDecoder decoder = (MySqlPacketDecoder) ctx.pipeline().get("packet-decoder");
+        ByteBuf rest = decoder.takeBytesAfterSslRequest();
+        if (server.sslContext() == null) {
+            rest.release();
+            LOG.info("dump connection {} from {}: asked for TLS, which is not offered (dump.tls.enabled)", connectionId,
+                    ctx.channel().remoteAddress());
+            sendAndClose(ctx, MySqlError.ER_HANDSHAKE_ERROR.toPacket("Bad handshake: TLS was requested but this"
+                    + " server does not offer it (dump.tls.enabled)"));
+            return;
+        }
+        tls = true;
+        ctx.pipeline().addFirst("tls", server.sslContext().newHandler(ctx.alloc()));
+        if (rest.isReadable()) {
+            ctx.pipeline().fireChannelRead(rest);
+        } else {
+            rest.release();
+        }
+    }
 
     private void handshakeResponse(ChannelHandlerContext ctx, HandshakeResponse41 r) {
         user = r.user();
@@ -256,8 +288,34 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     private void authenticated(ChannelHandlerContext ctx) {
         state = State.COMMANDS;
+        session.admin = server.authenticator().isAdmin(user);
         send(ctx, OkPacket.EMPTY);
         ctx.flush();
+        scheduleIdleCheck(ctx, server.config().idleTimeout().toNanos());
+    }
+
+    /**
+     * {@code dump.idleTimeout}, MySQL's {@code wait_timeout}: a connection between statements that sends nothing
+     * for that long gets error 4031 (as MySQL 8 sends it) and is closed. A dumping subscriber sends nothing by
+     * design and is never timed out; a statement still being answered does not count as idle.
+     */
+    private void scheduleIdleCheck(ChannelHandlerContext ctx, long delayNanos) {
+        ctx.executor().schedule(() -> {
+            if (state != State.COMMANDS || !ctx.channel().isActive()) {
+                return;
+            }
+            long idleNanos = System.nanoTime() - lastReadNanos;
+            long limit = server.config().idleTimeout().toNanos();
+            if (idleNanos < limit || answering) {
+                scheduleIdleCheck(ctx, Math.max(limit - idleNanos, 1_000_000));
+                return;
+            }
+            LOG.info("dump connection {} ({}@{}) closed: idle for {} (dump.idleTimeout)", connectionId, user,
+                    ctx.channel().remoteAddress(), server.config().idleTimeout());
+            nextSequenceId = 0;
+            sendAndClose(ctx, MySqlError.ER_CLIENT_INTERACTION_TIMEOUT.toPacket("The client was disconnected by the"
+                    + " server because of inactivity (dump.idleTimeout = " + server.config().idleTimeout() + ")"));
+        }, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     private void denied(ChannelHandlerContext ctx, boolean withPassword) {
@@ -338,6 +396,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         LOG.info("dump connection {} ({}@{}): {}", connectionId, user, ctx.channel().remoteAddress(), request);
         state = State.DUMPING;
+        server.subscriberStarted(ctx.channel());
         streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, server.cache(), server.fileCounter(),
                 server.cacheCounter());
         streaming = server.subscribers().submit(streamer);
@@ -347,6 +406,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         Answer a = server.responder().answer(sql, session);
         if (a instanceof Answer.Deferred d) {
             int seq = nextSequenceId;
+            answering = true;
             server.subscribers().execute(() -> {
                 Answer done;
                 try {
@@ -356,6 +416,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 }
                 Answer result = done;
                 ctx.executor().execute(() -> {
+                    answering = false;
+                    lastReadNanos = System.nanoTime();
                     nextSequenceId = seq;
                     answer(ctx, result);
                 });

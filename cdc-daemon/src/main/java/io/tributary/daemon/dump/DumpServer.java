@@ -47,7 +47,7 @@ public final class DumpServer implements Closeable {
     private final Supplier<GlobalBinlogWriter> writer;
     private final Authenticator authenticator;
     private final QueryResponder responder;
-    private final io.netty.handler.ssl.SslContext sslContext;
+    private final DumpTls tls;
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger subscriberThreads = new AtomicInteger();
@@ -58,6 +58,7 @@ public final class DumpServer implements Closeable {
     });
     private final java.util.concurrent.atomic.LongAdder eventsFromFiles = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder eventsFromCache = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.Set<Channel> dumping = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private TailCache cache;
     private boolean closed;
     private EventLoopGroup boss;
@@ -65,29 +66,44 @@ public final class DumpServer implements Closeable {
     private Channel serverChannel;
 
     public DumpServer(DumpServerConfig config, Supplier<GlobalBinlogWriter> writer) {
+        this(config, writer, LiveVariables.NONE);
+    }
+
+    /**
+     * @param config what to listen on, who may log in, limits and TLS
+     * @param writer the global binlog writer; returns null until the binlog is open
+     * @param live   the settings {@code SHOW VARIABLES} lists and admin accounts may {@code SET GLOBAL}
+     *               ({@link LiveVariables#NONE}: none)
+     * @throws IllegalArgumentException when the configured TLS certificate or key cannot be used
+     */
+    public DumpServer(DumpServerConfig config, Supplier<GlobalBinlogWriter> writer, LiveVariables live) {
         this.config = config;
         this.writer = writer;
         this.authenticator = new Authenticator(config.usersByName());
-        this.sslContext = config.tlsCertificate() == null ? null : tls(config);
+        this.tls = !config.tlsEnabled() ? null : config.tlsCertificate() == null ? DumpTls.generate()
+                : DumpTls.fromPem(config.tlsCertificate(), config.tlsKey());
+        if (tls != null && tls.generated()) {
+            LOG.info("dump server TLS: generated a self-signed certificate ({}), SHA-256 fingerprint {};"
+                    + " configure dump.tls.certificate and dump.tls.key to offer your own", DumpTls.GENERATED_SUBJECT,
+                    tls.fingerprint());
+        } else if (tls != null) {
+            LOG.info("dump server TLS: certificate {} (SHA-256 fingerprint {})", config.tlsCertificate(),
+                    tls.fingerprint());
+        }
         GlobalBinlogWriter w = writer.get();
         String uuid = w == null ? "00000000-0000-0000-0000-000000000000" : w.serverUuid().toString();
-        this.responder = new QueryResponder(new ServerVariables(config.flavor(), config.serverId(), uuid, config.port()),
-                writer);
+        this.responder = new QueryResponder(new ServerVariables(config.flavor(), config.serverId(), uuid, config.port(),
+                tls != null), writer, live);
     }
 
-    private static io.netty.handler.ssl.SslContext tls(DumpServerConfig config) {
-        try {
-            return io.netty.handler.ssl.SslContextBuilder.forServer(config.tlsCertificate().toFile(),
-                    config.tlsKey().toFile()).build();
-        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("cannot use dump.tls.certificate " + config.tlsCertificate()
-                    + " with dump.tls.key " + config.tlsKey() + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** TLS for connections that ask for it; null when not configured. */
+    /** TLS for connections that ask for it; null when not offered. */
     io.netty.handler.ssl.SslContext sslContext() {
-        return sslContext;
+        return tls == null ? null : tls.context();
+    }
+
+    /** SHA-256 fingerprint of the certificate offered ({@code AB:CD:...}); null without TLS. */
+    public String tlsFingerprint() {
+        return tls == null ? null : tls.fingerprint();
     }
 
     /** Binds the port; returns once the server accepts connections. */
@@ -128,6 +144,34 @@ public final class DumpServer implements Closeable {
     /** Open client connections. */
     public int connectionCount() {
         return connections.get();
+    }
+
+    /** Connections receiving the binlog now. */
+    public int subscriberCount() {
+        return dumping.size();
+    }
+
+    /**
+     * Bytes queued in memory for the subscriber with the most: what a stalled subscriber costs. Bounded by
+     * {@code dump.subscriber.buffer} plus one event; its streamer waits instead of queuing more.
+     */
+    public long largestSubscriberBacklogBytes() {
+        long max = 0;
+        for (Channel c : dumping) {
+            io.netty.channel.ChannelOutboundBuffer out = c.unsafe().outboundBuffer();
+            if (out != null) {
+                max = Math.max(max, out.totalPendingWriteBytes());
+            }
+        }
+        return max;
+    }
+
+    void subscriberStarted(Channel channel) {
+        dumping.add(channel);
+    }
+
+    void subscriberEnded(Channel channel) {
+        dumping.remove(channel);
     }
 
     /** Events subscribers read from the binlog files (a subscriber catching up, or with the cache off). */

@@ -23,6 +23,8 @@ final class DumpSession {
     private final Map<String, String> userVariables = new HashMap<>();
     private final Map<String, String> sessionVariables = new HashMap<>();
     long registeredServerId;
+    /** Whether the account may {@code SET GLOBAL} the live settings; set once authenticated. */
+    boolean admin;
 
     DumpSession(long connectionId, String user, BinlogFlavor flavor, boolean deprecateEof) {
         this.connectionId = connectionId;

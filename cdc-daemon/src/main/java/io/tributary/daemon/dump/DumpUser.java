@@ -14,8 +14,9 @@ import java.util.HexFormat;
  * @param name       the user name clients log in with
  * @param nativeHash SHA1(SHA1(password)), 20 bytes
  * @param sha2Hash   SHA256(SHA256(password)), 32 bytes
+ * @param admin      may change the live settings with {@code SET GLOBAL} ({@code dump.users[i].admin})
  */
-public record DumpUser(String name, byte[] nativeHash, byte[] sha2Hash) {
+public record DumpUser(String name, byte[] nativeHash, byte[] sha2Hash, boolean admin) {
 
     public DumpUser {
         if (name == null || name.isEmpty()) {
@@ -29,16 +30,24 @@ public record DumpUser(String name, byte[] nativeHash, byte[] sha2Hash) {
         sha2Hash = sha2Hash.clone();
     }
 
-    /** Hashes {@code password} once, at configuration time, and forgets it. */
+    /** A subscriber account (not admin); hashes {@code password} once, at configuration time, and forgets it. */
     public static DumpUser withPassword(String name, String password) {
+        return withPassword(name, password, false);
+    }
+
+    /** Hashes {@code password} once, at configuration time, and forgets it. */
+    public static DumpUser withPassword(String name, String password, boolean admin) {
         byte[] pw = password.getBytes(StandardCharsets.UTF_8);
-        return new DumpUser(name, digest("SHA-1", digest("SHA-1", pw)), digest("SHA-256", digest("SHA-256", pw)));
+        DumpUser u = new DumpUser(name, digest("SHA-1", digest("SHA-1", pw)), digest("SHA-256", digest("SHA-256", pw)),
+                admin);
+        java.util.Arrays.fill(pw, (byte) 0);
+        return u;
     }
 
     /** From configured hex hashes ({@code *<40 hex>} as MySQL prints native hashes is accepted). */
     public static DumpUser withHashes(String name, String nativeHex, String sha2Hex) {
         String n = nativeHex.startsWith("*") ? nativeHex.substring(1) : nativeHex;
-        return new DumpUser(name, HexFormat.of().parseHex(n), HexFormat.of().parseHex(sha2Hex));
+        return new DumpUser(name, HexFormat.of().parseHex(n), HexFormat.of().parseHex(sha2Hex), false);
     }
 
     static byte[] digest(String algorithm, byte[]... parts) {
@@ -65,7 +74,7 @@ public record DumpUser(String name, byte[] nativeHash, byte[] sha2Hash) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof DumpUser u && u.name.equals(name) && MessageDigest.isEqual(u.nativeHash, nativeHash)
+        return o instanceof DumpUser u && u.name.equals(name) && u.admin == admin && MessageDigest.isEqual(u.nativeHash, nativeHash)
                 && MessageDigest.isEqual(u.sha2Hash, sha2Hash);
     }
 
@@ -76,6 +85,6 @@ public record DumpUser(String name, byte[] nativeHash, byte[] sha2Hash) {
 
     @Override
     public String toString() {
-        return "DumpUser[" + name + ", password hashed]";
+        return "DumpUser[" + name + (admin ? ", admin" : "") + ", password hashed]";
     }
 }

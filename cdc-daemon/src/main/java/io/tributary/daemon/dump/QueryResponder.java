@@ -31,6 +31,12 @@ import java.util.regex.Pattern;
  * and session variables, and the {@code SHOW} statements about variables, status and binary logs. Anything
  * else gets an ERR packet naming the statement (error 1235, "not supported").
  *
+ * <p>The daemon's live settings ({@link LiveVariables}) appear among the variables ({@code SHOW VARIABLES LIKE
+ * 'storage%'}, {@code SELECT @@`storage.persist.mode`}); an admin account changes one with
+ * {@code SET GLOBAL storage.persist.mode = 'FORCE'} (also {@code @@global.}, {@code PERSIST}, and the name
+ * backquoted whole or in parts, matched case-insensitively). Others get error 1227, an invalid value error 1231
+ * with the validation message, and nothing changes. Edits run as {@link Answer.Deferred} (they write a file).
+ *
  * <p>Statements that read binlog files ({@code SHOW BINARY LOGS}, {@code SHOW BINLOG EVENTS},
  * {@code binlog_gtid_pos}) are answered as {@link Answer.Deferred}, to run off the event loop. Thread-safe.
  */
@@ -48,10 +54,16 @@ final class QueryResponder {
 
     private final ServerVariables variables;
     private final Supplier<GlobalBinlogWriter> writer;
+    private final LiveVariables live;
 
     QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer) {
+        this(variables, writer, LiveVariables.NONE);
+    }
+
+    QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer, LiveVariables live) {
         this.variables = variables;
         this.writer = writer;
+        this.live = live;
     }
 
     Answer answer(String sql, DumpSession session) {
@@ -151,6 +163,10 @@ final class QueryResponder {
             name = SqlText.unbacktick(name);
             String v = variables.get(name, snap, session, global);
             if (v == null) {
+                String key = liveKey(name.replace("`", ""));
+                v = key == null ? null : live.values().get(key);
+            }
+            if (v == null) {
                 throw new UnknownVariable(name);
             }
             return v;
@@ -177,6 +193,17 @@ final class QueryResponder {
             case "CONNECTION_ID" -> Long.toString(session.connectionId);
             case "UUID" -> UUID.randomUUID().toString();
             case "BINLOG_GTID_POS" -> binlogGtidPos(args, session, snap);
+            case "CONCAT" -> {
+                StringBuilder b = new StringBuilder();
+                for (String arg : args) {
+                    String v = eval(arg, session, snap);
+                    if (v == null) {
+                        yield null;
+                    }
+                    b.append(v);
+                }
+                yield b.toString();
+            }
             case "GTID_SUBTRACT" -> gtidSubtract(eval(args.get(0), session, snap), eval(args.get(1), session, snap));
             default -> throw new UnsupportedStatement("function " + name + "() is not served");
         };
@@ -261,7 +288,13 @@ final class QueryResponder {
             return new Answer.Ok();
         }
         BinlogSnapshot snap = snapshot();
+        Map<String, String> edits = new java.util.LinkedHashMap<>();
         for (String assignment : SqlText.splitTopLevel(s, ',')) {
+            String assignmentUpper = assignment.strip().toUpperCase(Locale.ROOT);
+            if (assignmentUpper.startsWith("NAMES ") || assignmentUpper.startsWith("CHARACTER SET ")
+                    || assignmentUpper.startsWith("CHARSET ")) {
+                continue; // SET sql_mode = ..., NAMES utf8mb4 (MariaDB Connector/J): always utf8mb4
+            }
             int eq = assignment.indexOf('=');
             if (eq < 0) {
                 throw new UnsupportedStatement("expected name = value in '" + assignment + "'");
@@ -277,9 +310,28 @@ final class QueryResponder {
             }
             String name = lhs;
             String lower = name.toLowerCase(Locale.ROOT);
-            if (lower.startsWith("@@global.") || lower.startsWith("global ") || lower.startsWith("persist")) {
-                return Answer.error(MySqlError.ER_SPECIFIC_ACCESS_DENIED_ERROR, "Access denied; Tributary's global"
-                        + " variables are read-only ('" + assignment + "')");
+            String global = globalName(name);
+            if (global != null) {
+                String key = liveKey(global);
+                if (key == null) {
+                    if (variables.get(global.replace("`", ""), snap, null, true) == null) {
+                        return Answer.error(MySqlError.ER_UNKNOWN_SYSTEM_VARIABLE, "Unknown system variable '"
+                                + global.replace("`", "") + "'" + editableHint());
+                    }
+                    return Answer.error(MySqlError.ER_SPECIFIC_ACCESS_DENIED_ERROR, "Access denied; Tributary's"
+                            + " server variables are read-only ('" + assignment + "')" + editableHint());
+                }
+                if (!session.admin) {
+                    return Answer.error(MySqlError.ER_SPECIFIC_ACCESS_DENIED_ERROR, "Access denied; you need (at least"
+                            + " one of) the SUPER privilege(s) for this operation (only dump users with admin: true may"
+                            + " change " + key + ")");
+                }
+                edits.put(key, rhs.matches("[A-Za-z_][A-Za-z0-9_]*") ? rhs : eval(rhs, session, snap));
+                continue;
+            }
+            if (liveKey(SqlText.unbacktick(sessionName(name)).replace("`", "")) != null) {
+                return Answer.error(MySqlError.ER_GLOBAL_VARIABLE, "Variable '" + liveKey(SqlText.unbacktick(
+                        sessionName(name)).replace("`", "")) + "' is a GLOBAL variable and should be set with SET GLOBAL");
             }
             for (String prefix : List.of("@@session.", "@@local.", "@@", "session ", "local ")) {
                 if (lower.startsWith(prefix)) {
@@ -295,7 +347,56 @@ final class QueryResponder {
             }
             session.setSessionVariable(SqlText.unbacktick(name), value);
         }
-        return new Answer.Ok();
+        if (edits.isEmpty()) {
+            return new Answer.Ok();
+        }
+        return new Answer.Deferred(() -> {
+            for (Map.Entry<String, String> e : edits.entrySet()) {
+                try {
+                    live.set(e.getKey(), e.getValue() == null ? "NULL" : e.getValue());
+                } catch (IllegalArgumentException ex) {
+                    return Answer.error(MySqlError.ER_WRONG_VALUE_FOR_VAR, ex.getMessage());
+                }
+            }
+            return new Answer.Ok();
+        });
+    }
+
+    /** The variable a {@code SET GLOBAL x}, {@code SET @@global.x} or {@code SET PERSIST x} names; null if not global. */
+    private static String globalName(String lhs) {
+        String lower = lhs.toLowerCase(Locale.ROOT);
+        for (String prefix : List.of("@@global.", "@@persist.", "global ", "persist_only ", "persist ")) {
+            if (lower.startsWith(prefix)) {
+                return lhs.substring(prefix.length()).strip();
+            }
+        }
+        return null;
+    }
+
+    private static String sessionName(String lhs) {
+        String lower = lhs.toLowerCase(Locale.ROOT);
+        for (String prefix : List.of("@@session.", "@@local.", "@@", "session ", "local ")) {
+            if (lower.startsWith(prefix)) {
+                return lhs.substring(prefix.length()).strip();
+            }
+        }
+        return lhs;
+    }
+
+    /** The live key {@code name} names (backquotes removed, any case); null when it is none. */
+    private String liveKey(String name) {
+        String plain = name.replace("`", "");
+        for (String key : live.values().keySet()) {
+            if (key.equalsIgnoreCase(plain)) {
+                return key;
+            }
+        }
+        return null;
+    }
+
+    private String editableHint() {
+        return live.values().isEmpty() ? "" : " (changeable while running: " + String.join(", ",
+                live.values().keySet()) + ")";
     }
 
     // ---- SHOW
@@ -307,7 +408,7 @@ final class QueryResponder {
             boolean global = like.group(1) != null && like.group(1).strip().equalsIgnoreCase("GLOBAL");
             String pattern = like.group(4) == null ? "%" : SqlText.unquote(like.group(4));
             Map<String, String> source = like.group(2).equalsIgnoreCase("VARIABLES")
-                    ? variables.all(snapshot()) : Map.of("Ssl_version", "", "Ssl_cipher", "",
+                    ? withLive(variables.all(snapshot())) : Map.of("Ssl_version", "", "Ssl_cipher", "",
                     "Rpl_semi_sync_master_status", "OFF", "Rpl_semi_sync_source_status", "OFF", "Uptime", "1");
             List<List<String>> rows = new ArrayList<>();
             new java.util.TreeMap<>(source).forEach((k, v) -> {
@@ -345,6 +446,12 @@ final class QueryResponder {
             return new Answer.Deferred(() -> binlogEvents(file, from, offset, Math.min(limit, MAX_SHOWN_EVENTS)));
         }
         throw new UnsupportedStatement(null);
+    }
+
+    private Map<String, String> withLive(Map<String, String> serverVariables) {
+        Map<String, String> all = new java.util.TreeMap<>(serverVariables);
+        all.putAll(live.values());
+        return all;
     }
 
     private Answer masterStatus() {

@@ -18,7 +18,7 @@ final class ServerVariables {
     private final BinlogFlavor flavor;
     private final Map<String, String> fixed;
 
-    ServerVariables(BinlogFlavor flavor, long serverId, String serverUuid, int port) {
+    ServerVariables(BinlogFlavor flavor, long serverId, String serverUuid, int port, boolean tls) {
         this.flavor = flavor;
         Map<String, String> v = new TreeMap<>();
         v.put("version", flavor.serverVersion());
@@ -66,7 +66,8 @@ final class ServerVariables {
         v.put("query_cache_size", "0");
         v.put("query_cache_type", "OFF");
         v.put("init_connect", "");
-        v.put("have_ssl", "DISABLED");
+        v.put("have_ssl", tls ? "YES" : "DISABLED");
+        v.put("have_openssl", tls ? "YES" : "DISABLED");
         v.put("read_only", "ON");
         if (flavor.isMariaDb()) {
             v.put("gtid_domain_id", "0");

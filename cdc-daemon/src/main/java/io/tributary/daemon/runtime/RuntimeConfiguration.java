@@ -1,19 +1,14 @@
 package io.tributary.daemon.runtime;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.tributary.core.naming.LogicalNames;
 import io.tributary.daemon.admin.LiveConfig;
 import io.tributary.daemon.config.TributaryConfig;
-import io.tributary.daemon.dump.DumpServerConfig;
-import io.tributary.daemon.dump.DumpUser;
 import java.time.Clock;
-import java.util.List;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 
 /**
  * Runs {@link TributaryRuntime} as the daemon's lifecycle: it starts once the context (configuration,
@@ -31,12 +26,8 @@ public class RuntimeConfiguration {
     }
 
     @Bean
-    TributaryRuntime tributaryRuntime(TributaryConfig config, LiveConfig live, TributaryMetrics metrics, Environment env) {
-        DumpServerConfig dump = DumpServerConfig.defaults(config.binlog().flavor(), config.binlog().serverId(),
-                List.of(DumpUser.withPassword(env.getProperty("dump.users[0].name", "tributary"),
-                        env.getProperty("dump.users[0].password", "tributary-pass")))).withPort(config.dumpPort());
-        return new TributaryRuntime(config, live.persist(), dump, LogicalNames.defaults(), d -> d, metrics,
-                Clock.systemUTC());
+    TributaryRuntime tributaryRuntime(TributaryConfig config, LiveConfig live, TributaryMetrics metrics) {
+        return new TributaryRuntime(config, live.persist(), live, metrics, Clock.systemUTC());
     }
 
     @Bean

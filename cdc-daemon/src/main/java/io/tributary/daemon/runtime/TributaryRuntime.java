@@ -1,6 +1,5 @@
 package io.tributary.daemon.runtime;
 
-import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.order.HeartbeatWriter;
 import io.tributary.core.order.ShardCheckpoint;
 import io.tributary.core.reader.ShardPosition;
@@ -8,7 +7,7 @@ import io.tributary.core.reader.ShardReaderConfig;
 import io.tributary.daemon.config.ShardConfig;
 import io.tributary.daemon.config.TributaryConfig;
 import io.tributary.daemon.dump.DumpServer;
-import io.tributary.daemon.dump.DumpServerConfig;
+import io.tributary.daemon.dump.LiveVariables;
 import io.tributary.storage.binlog.BinlogRecovery;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.binlog.RecoveredBinlog;
@@ -21,7 +20,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,9 +47,7 @@ public final class TributaryRuntime implements AutoCloseable {
 
     private final TributaryConfig config;
     private final LivePersistSettings persist;
-    private final DumpServerConfig dumpConfig;
-    private final LogicalNames naming;
-    private final UnaryOperator<DumpServer> dumpSetup;
+    private final LiveVariables liveVariables;
     private final Clock clock;
     private final MergeStage.DelayListener delays;
 
@@ -64,21 +60,17 @@ public final class TributaryRuntime implements AutoCloseable {
     private boolean closed;
 
     /**
-     * @param config     the validated configuration
-     * @param persist    the live {@code storage.*} settings (edits apply to the running buffer)
-     * @param dumpConfig the dump server's settings
-     * @param naming     the logical naming rules
-     * @param dumpSetup  applied to the dump server before it starts (e.g. the live-variables hook)
-     * @param delays     told when shard transactions become durable (the delay metric)
-     * @param clock      wall clock of the writer
+     * @param config        the validated configuration
+     * @param persist       the live {@code storage.*} settings (edits apply to the running buffer)
+     * @param liveVariables what {@code SHOW VARIABLES} / {@code SET GLOBAL} on the dump port read and edit
+     * @param delays        told when shard transactions become durable (the delay metric)
+     * @param clock         wall clock of the writer
      */
-    public TributaryRuntime(TributaryConfig config, LivePersistSettings persist, DumpServerConfig dumpConfig,
-            LogicalNames naming, UnaryOperator<DumpServer> dumpSetup, MergeStage.DelayListener delays, Clock clock) {
+    public TributaryRuntime(TributaryConfig config, LivePersistSettings persist, LiveVariables liveVariables,
+            MergeStage.DelayListener delays, Clock clock) {
         this.config = config;
         this.persist = persist;
-        this.dumpConfig = dumpConfig;
-        this.naming = naming;
-        this.dumpSetup = dumpSetup;
+        this.liveVariables = liveVariables;
         this.delays = delays;
         this.clock = clock;
     }
@@ -110,11 +102,12 @@ public final class TributaryRuntime implements AutoCloseable {
                 step = "find where shard " + s.name() + " starts";
                 readers.add(readerConfig(s, checkpoints.containsKey(s.name())));
             }
-            step = "start the dump server on port " + dumpConfig.port();
+            step = "start the dump server on port " + config.dump().port();
             GlobalBinlogWriter w = writer;
-            dump = dumpSetup.apply(new DumpServer(dumpConfig, () -> w)).start();
+            dump = new DumpServer(config.dump(), () -> w, liveVariables).start();
             step = "start the shard readers";
-            pipeline = new GlobalBinlogPipeline(readers, checkpoints, writer, buffer, naming, config.xaMaxWait(), RING_SIZE);
+            pipeline = new GlobalBinlogPipeline(readers, checkpoints, writer, buffer, config.naming(), config.xaMaxWait(),
+                    RING_SIZE);
             pipeline.delayListener(delays);
             pipeline.start();
             log.info("Tributary started: {} shards -> global binlog {} ({}), dump server on port {}",

@@ -29,6 +29,7 @@ class AdminConfigTest {
     private ConfigurableApplicationContext start(Path overrides) {
         return new SpringApplicationBuilder(TributaryApplication.class).properties(
                 "cdc.shards[0].host=127.0.0.1", "cdc.shards[0].user=u", "cdc.shards[0].password=p",
+                "dump.users[0].name=repl", "dump.users[0].password=repl-pw",
                 "cdc.preflight.enabled=false", "cdc.runtime.enabled=false",
                 "binlog.dir=" + overrides.getParent().resolve("binlog"),
                 "cdc.overrides.file=" + overrides, "cdc.admin.user=admin", "cdc.admin.password=s3cret")

@@ -2,6 +2,7 @@ package io.tributary.daemon.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.daemon.dump.DumpServerConfig;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.buffer.ConfigKey;
 import io.tributary.storage.buffer.PersistConfig;
@@ -25,10 +26,18 @@ class DeploySampleConfigTest {
     @Test
     void shouldLoadTheDeploySampleWithItsFourShards() throws IOException {
         StandardEnvironment env = environmentOf(SAMPLE);
-        TributaryConfig config = new TributaryConfigLoader(env, name -> name.startsWith("SHARD") ? "pw-" + name : null).load();
+        TributaryConfig config = new TributaryConfigLoader(env, name -> name.startsWith("SHARD")
+                || name.startsWith("TRIBUTARY_") ? "pw-" + name : null).load();
         assertThat(config.shards()).extracting(ShardConfig::name).containsExactly("shard-0", "shard-1", "shard-2", "shard-3");
         assertThat(config.shards().get(2).password()).isEqualTo("pw-SHARD2_PASSWORD");
         assertThat(config.dumpPort()).isEqualTo(3399);
+        assertThat(config.dump().users()).extracting(u -> u.name() + ":" + u.admin()).containsExactly("repl:false", "ops:true");
+        assertThat(config.dump().tlsEnabled()).isTrue();
+        assertThat(config.dump().tlsCertificate()).as("empty certificate: generate one").isNull();
+        assertThat(config.dump().idleTimeout()).isEqualTo(java.time.Duration.ofHours(8));
+        assertThat(config.dump().flavor()).isEqualTo(config.binlog().flavor());
+        assertThat(config.naming().table("t_order_2024_01")).isEqualTo("t_order");
+        assertThat(config.naming().table("orders_0007")).isEqualTo("orders");
         assertThat(config.binlog().fileSizeBytes()).isEqualTo(500L << 20);
         assertThat(config.persist().memoryLimitBytes()).isEqualTo(1L << 30);
     }
@@ -47,7 +56,14 @@ class DeploySampleConfigTest {
         for (BinlogConfig.Key k : BinlogConfig.Key.values()) {
             assertThat(names).as("deploy sample documents %s", k.key()).contains(k.key());
         }
-        assertThat(names).contains("cdc.heartbeat.interval", "cdc.xa.maxWait", "cdc.status.interval", "dump.port",
+        for (DumpServerConfig.Key k : DumpServerConfig.Key.values()) {
+            // account keys are documented on the sample's first account; password-env replaces password there
+            String key = k == DumpServerConfig.Key.USER_PASSWORD ? DumpServerConfig.Key.USER_PASSWORD_ENV.key(0) : k.key(0);
+            assertThat(names).as("deploy sample documents %s", k.key()).contains(key);
+        }
+        assertThat(names).contains("cdc.heartbeat.interval", "cdc.xa.maxWait", "cdc.status.interval",
+                "cdc.naming.strip-trailing-digits", "cdc.naming.rules[0].scope", "cdc.naming.rules[0].pattern",
+                "cdc.naming.rules[0].replacement",
                 "cdc.reader.server-id-base", "cdc.shards[0].start", "cdc.shards[0].reader-server-id");
     }
 

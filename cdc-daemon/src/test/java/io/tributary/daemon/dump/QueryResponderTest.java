@@ -27,7 +27,7 @@ class QueryResponderTest {
     }
 
     private static QueryResponder responder(BinlogFlavor flavor, GlobalBinlogWriter w) {
-        return new QueryResponder(new ServerVariables(flavor, 7, w == null ? "x" : w.serverUuid().toString(), 3399),
+        return new QueryResponder(new ServerVariables(flavor, 7, w == null ? "x" : w.serverUuid().toString(), 3399, false),
                 () -> w);
     }
 

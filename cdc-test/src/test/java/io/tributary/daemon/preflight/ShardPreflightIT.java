@@ -87,6 +87,7 @@ class ShardPreflightIT {
         SpringApplicationBuilder app = new SpringApplicationBuilder(TributaryApplication.class)
                 .properties("cdc.shards[0].host=" + s.host(), "cdc.shards[0].port=" + s.port(),
                         "cdc.shards[0].user=" + s.replUser(), "cdc.shards[0].password=" + s.replPassword(),
+                        "dump.users[0].name=repl", "dump.users[0].password=repl-pw",
                         "spring.main.web-application-type=none", "cdc.runtime.enabled=false",
                         "binlog.dir=target/preflight-binlog");
         assertThatThrownBy(app::run).hasStackTraceContaining("binlog_format is STATEMENT, Tributary needs ROW");
@@ -98,6 +99,7 @@ class ShardPreflightIT {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(TributaryApplication.class)
                 .properties("cdc.shards[0].host=" + s.host(), "cdc.shards[0].port=" + s.port(),
                         "cdc.shards[0].user=" + s.replUser(), "cdc.shards[0].password=" + s.replPassword(),
+                        "dump.users[0].name=repl", "dump.users[0].password=repl-pw",
                         "spring.main.web-application-type=none", "cdc.runtime.enabled=false",
                         "binlog.dir=target/preflight-binlog").run()) {
             assertThat(context.getBean(ShardPreflightConfiguration.VerifiedShards.class).shards()).hasSize(1);

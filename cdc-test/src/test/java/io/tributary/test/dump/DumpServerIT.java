@@ -368,51 +368,120 @@ class DumpServerIT {
         return payload.length < length ? null : payload;
     }
 
-    @org.junit.jupiter.params.ParameterizedTest(name = "tail cache of {0} bytes")
-    @org.junit.jupiter.params.provider.ValueSource(longs = {256L << 20, 16 * 1024})
-    void aStalledSubscriberDoesNotHoldBackTheOthersAndTailingSubscribersReadNoFiles(long cacheBytes) throws Exception {
+    /**
+     * Issue 6: 64 subscribers tailing at once, one more stalled on purpose: it dumps from the start of a binlog
+     * that begins with 6 MB of large DDL transactions and never reads its socket. Each phase appends transactions
+     * one at a time (delay from durable to received by every tailing subscriber), then a burst of 200 (the
+     * writer's own time); phase B repeats phase A with the stalled one connected. The others keep their delay,
+     * the writer its pace, and the server holds at most {@code dump.subscriber.buffer} plus an event for the
+     * stalled one. The second case runs fewer subscribers with a tiny tail cache, so that they fall out of it
+     * during the bursts and continue from the files.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "tail cache of {0} bytes, {1} tailing subscribers")
+    @org.junit.jupiter.params.provider.CsvSource({"268435456, 64", "16384, 8"})
+    void tailingSubscribersKeepTheirDelayAndTheWriterItsPaceWhileOneIsStalled(long cacheBytes, int subscribers)
+            throws Exception {
+        int bufferBytes = 256 * 1024;
         CorpusBinlog corpus = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
-        writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 1 << 20, "0", "none");
-        corpus.append(writer, 50);
+        writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 64L << 20, "0", "none");
+        String bulk = "CREATE TABLE big_t (c INT) COMMENT '" + "x".repeat(60_000) + "'";
+        for (int i = 0; i < 100; i++) {
+            CorpusBinlog.appendDdl(writer, "shop", bulk);
+        }
+        corpus.append(writer, 5);
         server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
-                PASSWORD))).withPort(0).withCacheBytes(cacheBytes), () -> writer).start();
-        // the stalled one: dumps from the start and never reads
-        java.net.Socket stalled = stalledDump();
-        List<List<Event>> all = new ArrayList<>();
+                PASSWORD))).withPort(0).withCacheBytes(cacheBytes).withSubscriberBuffer(bufferBytes), () -> writer).start();
+        java.util.concurrent.ConcurrentSkipListMap<Long, Long> durableAt = new java.util.concurrent.ConcurrentSkipListMap<>();
+        writer.durability().addListener(m -> durableAt.putIfAbsent(m.lastSequence(), System.nanoTime()));
+        var end = writer.durability().current().position();
+        long firstGno = writer.lastSequence() + 1;
+        List<java.util.Map<Long, Long>> receivedAt = new ArrayList<>();
+        List<List<Long>> gnos = new ArrayList<>();
         List<Exception> failures = new CopyOnWriteArrayList<>();
-        for (int i = 0; i < 15; i++) {
-            List<Event> events = new CopyOnWriteArrayList<>();
-            all.add(events);
-            BinaryLogClient c = client(events, failures);
-            c.setBinlogFilename("binlog.000001");
-            c.setBinlogPosition(4);
+        for (int i = 0; i < subscribers; i++) {
+            java.util.Map<Long, Long> at = new java.util.concurrent.ConcurrentHashMap<>();
+            List<Long> order = new CopyOnWriteArrayList<>();
+            receivedAt.add(at);
+            gnos.add(order);
+            long[] gno = {0};
+            BinaryLogClient c = client(new ArrayList<>() {
+                @Override
+                public boolean add(Event e) { // called on the client's thread only
+                    if (e.getHeader().getEventType() == EventType.GTID) {
+                        gno[0] = ((GtidEventData) e.getData()).getMySqlGtid().getTransactionId();
+                        order.add(gno[0]);
+                    } else if (e.getHeader().getEventType() == EventType.XID) {
+                        at.put(gno[0], System.nanoTime());
+                    }
+                    return true;
+                }
+            }, failures);
+            c.setBinlogFilename(end.file());
+            c.setBinlogPosition(end.position());
             c.connect(10_000);
         }
-        for (List<Event> events : all) {
-            await("the first 50", Duration.ofSeconds(20), () -> count(events, EventType.XID) >= 50);
-        }
-        Thread.sleep(50); // the subscribers reach the end of the files and join the cache
-        long filesBefore = server.eventsReadFromFiles();
-        long t0 = System.nanoTime();
-        corpus.append(writer, 1000);
-        long writeMs = (System.nanoTime() - t0) / 1_000_000;
-        for (List<Event> events : all) {
-            await("every tailing subscriber receives all 1050", Duration.ofSeconds(60),
-                    () -> count(events, EventType.XID) >= 1050);
-            List<Long> gnos = events.stream().filter(e -> e.getHeader().getEventType() == EventType.GTID)
-                    .map(e -> ((GtidEventData) e.getData()).getMySqlGtid().getTransactionId()).toList();
-            assertThat(gnos).isEqualTo(java.util.stream.LongStream.rangeClosed(1, 1050).boxed().toList());
-        }
-        long filesDuring = server.eventsReadFromFiles() - filesBefore;
-        System.out.println("dump fan-out (cache " + cacheBytes + " B): 1000 transactions appended in " + writeMs
-                + " ms with 15 subscribers and one stalled; events read from files meanwhile " + filesDuring
-                + ", served from the cache " + server.eventsServedFromCache());
+        await("every subscriber is dumping", Duration.ofSeconds(30), () -> server.subscriberCount() == subscribers);
+
+        Phase a = phase(corpus, receivedAt, durableAt, failures);
+        java.net.Socket stalled = stalledDump();
+        await("the stalled subscriber's backlog reaches the buffer", Duration.ofSeconds(30),
+                () -> server.largestSubscriberBacklogBytes() >= bufferBytes);
+        Phase b = phase(corpus, receivedAt, durableAt, failures);
+        long backlog = server.largestSubscriberBacklogBytes();
+        long binlogBytes = writer.durability().current().position().position();
+
+        System.out.printf("dump fan-out (cache %d B, %d tailing subscribers): delay durable -> received p50/p99"
+                + " %.2f/%.2f ms before, %.2f/%.2f ms with one stalled; 200 transactions appended in %d ms before, %d ms"
+                + " with one stalled; stalled subscriber's backlog in the server %d B (dump.subscriber.buffer %d B) of"
+                + " %d B written; events read from files %d, from the cache %d%n", cacheBytes, subscribers, a.p50Ms,
+                a.p99Ms, b.p50Ms, b.p99Ms, a.burstMs, b.burstMs, backlog, bufferBytes, binlogBytes,
+                server.eventsReadFromFiles(), server.eventsServedFromCache());
         assertThat(failures).isEmpty();
-        if (cacheBytes > 1 << 20) {
-            assertThat(filesDuring).as("tailing subscribers read no file").isZero();
+        for (List<Long> order : gnos) {
+            assertThat(order).as("every transaction once, in order").isEqualTo(
+                    java.util.stream.LongStream.rangeClosed(firstGno, writer.lastSequence()).boxed().toList());
         }
+        assertThat(b.p50Ms).as("median delay with one subscriber stalled (before: %.2f ms)", a.p50Ms)
+                .isLessThanOrEqualTo(2 * a.p50Ms + 10);
+        assertThat(b.burstMs).as("writer time for 200 transactions with one subscriber stalled (before: %d ms)",
+                a.burstMs).isLessThanOrEqualTo(2 * a.burstMs + 500);
+        // the streamer stops once the buffer is full; its last batch is at most 64 KB and one event (60 KB here)
+        assertThat(backlog).as("memory held for the stalled subscriber: the buffer plus one batch")
+                .isBetween((long) bufferBytes, bufferBytes + 64L * 1024 + 2 * 61 * 1024);
         assertThat(stalled.isClosed()).isFalse();
+        assertThat(server.subscriberCount()).isEqualTo(subscribers + 1);
         stalled.close();
+    }
+
+    private record Phase(double p50Ms, double p99Ms, long burstMs) {
+    }
+
+    /** 20 transactions one at a time (delay until all received each), then a burst of 200 (writer time). */
+    private Phase phase(CorpusBinlog corpus, List<java.util.Map<Long, Long>> receivedAt,
+            java.util.NavigableMap<Long, Long> durableAt, List<Exception> failures) throws Exception {
+        List<Long> delays = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            corpus.append(writer, 1);
+            long gno = writer.lastSequence();
+            awaitAll(receivedAt, gno, failures);
+            long durable = durableAt.ceilingEntry(gno).getValue();
+            for (java.util.Map<Long, Long> at : receivedAt) {
+                delays.add(at.get(gno) - durable);
+            }
+        }
+        delays.sort(null);
+        long t0 = System.nanoTime();
+        corpus.append(writer, 200);
+        long burstMs = (System.nanoTime() - t0) / 1_000_000;
+        awaitAll(receivedAt, writer.lastSequence(), failures);
+        return new Phase(delays.get(delays.size() / 2) / 1e6, delays.get((int) (delays.size() * 0.99)) / 1e6, burstMs);
+    }
+
+    private static void awaitAll(List<java.util.Map<Long, Long>> receivedAt, long gno, List<Exception> failures)
+            throws InterruptedException {
+        await("every subscriber receives transaction " + gno, Duration.ofSeconds(60),
+                () -> !failures.isEmpty() || receivedAt.stream().allMatch(m -> m.containsKey(gno)));
+        assertThat(failures).isEmpty();
     }
 
     private java.net.Socket stalledDump() throws Exception {
