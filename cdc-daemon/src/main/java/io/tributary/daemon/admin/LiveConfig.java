@@ -79,7 +79,7 @@ public final class LiveConfig implements LiveVariables {
         }
         String old = persist.values().get(key);
         persist.apply(Map.of(key, value.strip()));
-        writeOverrides();
+        writeOverride(key);
         log.info("configuration edit: {} changed from {} to {} (saved in {})", key, old, persist.values().get(key),
                 overridesFile);
         return old;
@@ -91,9 +91,13 @@ public final class LiveConfig implements LiveVariables {
         return edit(key, value);
     }
 
-    private void writeOverrides() {
+    /**
+     * Saves the edited key (only it: a key never edited keeps following the configuration file, e.g. a
+     * memory limit derived from the heap).
+     */
+    private void writeOverride(String key) {
         Map<String, String> existing = new LinkedHashMap<>(readOverrides(overridesFile));
-        existing.putAll(values());
+        existing.put(key, persist.values().get(key));
         StringBuilder text = new StringBuilder("# Edits made while Tributary ran (PUT /admin/config or SET GLOBAL);\n"
                 + "# read over the configuration file at startup. Delete a line to fall back to the file.\n");
         existing.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));

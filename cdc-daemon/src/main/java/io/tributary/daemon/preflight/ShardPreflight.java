@@ -33,6 +33,9 @@ public final class ShardPreflight {
         props.setProperty("connectTimeout", "5000");
         if (shard.tls()) {
             props.setProperty("sslMode", "verify-full");
+        } else {
+            // MySQL 8's default caching_sha2_password needs the server's RSA key without TLS
+            props.setProperty("allowPublicKeyRetrieval", "true");
         }
         String url = "jdbc:mariadb://" + shard.host() + ":" + shard.port() + "/";
         try (Connection c = DriverManager.getConnection(url, props); Statement s = c.createStatement()) {

@@ -23,6 +23,9 @@ final class ShardJdbc {
         props.setProperty("connectTimeout", "5000");
         if (shard.tls()) {
             props.setProperty("sslMode", "verify-full");
+        } else {
+            // MySQL 8's default caching_sha2_password needs the server's RSA key without TLS
+            props.setProperty("allowPublicKeyRetrieval", "true");
         }
         return DriverManager.getConnection("jdbc:mariadb://" + shard.host() + ":" + shard.port() + "/", props);
     }

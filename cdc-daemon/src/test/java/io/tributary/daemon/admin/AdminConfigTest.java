@@ -61,7 +61,8 @@ class AdminConfigTest {
             HttpResponse<String> put = call(ctx, "PUT", "/admin/config/storage.persist.mode", "FORCE", "s3cret");
             assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
             assertThat(ctx.getBean(LiveConfig.class).persist().current().mode()).isEqualTo(PersistMode.FORCE);
-            assertThat(Files.readString(overrides)).contains("storage.persist.mode=FORCE");
+            assertThat(Files.readString(overrides)).contains("storage.persist.mode=FORCE")
+                    .as("keys never edited keep following the configuration").doesNotContain("storage.memoryLimit");
         }
         try (ConfigurableApplicationContext again = start(overrides)) {
             assertThat(again.getBean(LiveConfig.class).persist().current().mode()).isEqualTo(PersistMode.FORCE);
