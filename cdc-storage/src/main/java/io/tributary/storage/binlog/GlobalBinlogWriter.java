@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes the global binlog: {@code binlog.000001, binlog.000002, ...} and {@code binlog.index} under
  * {@code binlog.dir}. Each file is the magic, a FORMAT_DESCRIPTION, PREVIOUS_GTIDS (MySQL) or GTID_LIST
- * (MariaDB) with every GTID of the earlier files, whole transactions, and a ROTATE to the next file.
+ * (MariaDB) with every GTID of the earlier files, whole transactions, and a ROTATE to the next file (or,
+ * after a clean stop, a STOP). As on a server, the format description's {@code LOG_EVENT_BINLOG_IN_USE_F}
+ * is set while the file is written and cleared once it is closed ({@link InUseFlag}), so that only the
+ * file being written (or the one a crash left) reads as in use.
  *
  * <p>Framing of one {@link GlobalTransaction} with GTID sequence number {@code n}:
  * <pre>
