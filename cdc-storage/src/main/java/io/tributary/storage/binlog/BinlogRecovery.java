@@ -39,6 +39,15 @@ import org.slf4j.LoggerFactory;
  * <li>rewrite {@code binlog.index} if it does not list exactly the remaining files, and delete files a
  *     purge dropped from the index but had not yet deleted.</li>
  * </ol>
+ *
+ * <p><b>The in-use flag.</b> The writer keeps {@code LOG_EVENT_BINLOG_IN_USE_F} set in the file it writes
+ * and clears it after a ROTATE or a shutdown's STOP ({@link InUseFlag}). Recovery does not trust the flag
+ * for what to keep: a clear flag proves nothing about which bytes reached the disk, so the checkpoint alone
+ * decides (pass 3 always cuts back to it). The flag tells what happened, and the log says it: set means
+ * the writer crashed and the tail was checked and cut; clear with exactly one STOP after the checkpoint
+ * means a clean shutdown, and the STOP is removed so that the writer appends at the same position
+ * (subscribers continue where they were). A file other than the last that still has the flag (a crash
+ * during its rotation) gets it cleared, so that no finished file reads as in use.
  * Everything it does is logged and returned in {@link RecoveredBinlog#actions()}. Damage inside the
  * durable part (before the checkpoint) is not repaired: it fails with a {@link BinlogRecoveryException}
  * naming file and offset.
@@ -113,13 +122,25 @@ public final class BinlogRecovery {
             throw new BinlogRecoveryException("checkpoint " + cp + " points past the end of " + cp.file() + " (" + size
                     + " bytes): durable data is missing");
         }
+        boolean inUse = InUseFlag.isSet(cpFile);
         if (size > cp.position()) {
+            String tail = tailAfter(cpFile, cp.position(), size);
+            boolean cleanStop = !inUse && tail.equals("STOP");
             try (FileChannel ch = FileChannel.open(cpFile, StandardOpenOption.WRITE)) {
                 ch.truncate(cp.position());
                 ch.force(true);
             }
-            act("truncated " + cp.file() + " from " + size + " to " + cp.position() + " bytes (" + (size - cp.position())
-                    + " bytes after the checkpoint dropped)");
+            if (cleanStop) {
+                act(cp.file() + " was closed cleanly (STOP at " + cp.position() + ", in-use flag clear): removed the STOP"
+                        + " to append after it");
+            } else {
+                act("truncated " + cp.file() + " from " + size + " to " + cp.position() + " bytes (" + (size - cp.position())
+                        + " bytes after the checkpoint dropped, starting with " + tail + "; in-use flag "
+                        + (inUse ? "set: the writer crashed)" : "clear: the file was closed, then the writer crashed)"));
+            }
+        } else if (inUse) {
+            act(cp.file() + " was in use at a crash (in-use flag set) and ends at the checkpoint " + cp.position()
+                    + ": nothing to drop");
         }
         // pass 6 first half: files a purge removed from the index but did not delete
         List<String> listed = BinlogIndex.read(dir);
@@ -133,10 +154,15 @@ public final class BinlogRecovery {
                 files.headMap(first.getAsLong(), false).clear();
             }
         }
-        // pass 4: headers
+        // pass 4: headers; every file but the last was closed by a rotation and must not read as in use
         List<BinlogIndex.Entry> entries = new ArrayList<>();
         for (Path p : files.values()) {
             entries.add(new BinlogIndex.Entry(p.getFileName().toString(), previousSequence(p)));
+            if (!p.equals(cpFile) && InUseFlag.isSet(p)) {
+                InUseFlag.write(p, false, true);
+                act(p.getFileName() + " still had the in-use flag set although later files follow it (a crash during its"
+                        + " rotation): cleared the flag");
+            }
         }
         // pass 5: the last file up to the checkpoint
         validateLastFile(cpFile, cp, entries.get(entries.size() - 1).previousSequence());
@@ -146,9 +172,9 @@ public final class BinlogRecovery {
             BinlogIndex.write(dir, names, true);
             act("rewrote " + BinlogFiles.INDEX_FILE + ": it listed " + listed.size() + " files, " + names.size() + " exist");
         }
-        log.info("global binlog recovered: {} files {} .. {}, resuming after GTID sequence {} at {}:{}; shards resume from {}",
-                entries.size(), names.get(0), names.get(names.size() - 1), cp.lastSequence(), cp.file(), cp.position(),
-                cp.shards().values());
+        act("resuming after GTID sequence " + cp.lastSequence() + " at " + cp.file() + ":" + cp.position() + " ("
+                + entries.size() + " files " + names.get(0) + " .. " + names.get(names.size() - 1) + "); shards resume from "
+                + cp.shards().values());
         return new RecoveredBinlog(entries, read, actions);
     }
 
@@ -192,6 +218,29 @@ public final class BinlogRecovery {
                     + prev.type());
         } catch (BinlogFormatException e) {
             throw new BinlogRecoveryException("header of " + file + " is damaged: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * What the bytes of {@code file} from {@code at} to {@code size} hold: {@code STOP} when exactly one
+     * valid STOP event, else the first event's type and how many bytes follow it, or "a torn event".
+     */
+    private static String tailAfter(Path file, long at, long size) throws IOException {
+        try (BinlogEventScanner s = BinlogEventScanner.open(file)) {
+            if (s.next(size) == null) {
+                return "a torn event";
+            }
+            s.seek(at);
+            BinlogEvent e = s.next(size);
+            if (e == null) {
+                return "a torn event";
+            }
+            if (e.type() == EventType.STOP && s.position() == size) {
+                return "STOP";
+            }
+            return e.type() + (s.position() == size ? "" : " and " + (size - s.position()) + " more bytes");
+        } catch (BinlogFormatException e) {
+            return "bytes that are no valid event";
         }
     }
 

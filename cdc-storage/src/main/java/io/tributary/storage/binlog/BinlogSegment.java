@@ -90,6 +90,11 @@ final class BinlogSegment implements Closeable {
         size = newSize;
     }
 
+    /** Sets or clears the format description's in-use flag ({@link InUseFlag}); not forced. */
+    void inUse(boolean inUse) throws IOException {
+        InUseFlag.write(channel, inUse);
+    }
+
     void force() throws IOException {
         channel.force(false);
     }

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes the global binlog: {@code binlog.000001, binlog.000002, ...} and {@code binlog.index} under
  * {@code binlog.dir}. Each file is the magic, a FORMAT_DESCRIPTION, PREVIOUS_GTIDS (MySQL) or GTID_LIST
- * (MariaDB) with every GTID of the earlier files, whole transactions, and a ROTATE to the next file.
+ * (MariaDB) with every GTID of the earlier files, whole transactions, and a ROTATE to the next file (or,
+ * after a clean stop, a STOP). As on a server, the format description's {@code LOG_EVENT_BINLOG_IN_USE_F}
+ * is set while the file is written and cleared once it is closed ({@link InUseFlag}), so that only the
+ * file being written (or the one a crash left) reads as in use.
  *
  * <p>Framing of one {@link GlobalTransaction} with GTID sequence number {@code n}:
  * <pre>
@@ -93,6 +96,8 @@ public final class GlobalBinlogWriter implements Closeable {
     private final byte[] gtidCopy = new byte[MYSQL_GTID_EVENT_SIZE];
     private final CRC32 crc = new CRC32();
 
+    private volatile RotationObserver rotationObserver = (from, to, step) -> { };
+
     private BinlogSegment segment;
     private long filePreviousSequence;
     private long lastSequence;
@@ -151,6 +156,11 @@ public final class GlobalBinlogWriter implements Closeable {
             BinlogCheckpoint cp = recovered.checkpoint().orElseThrow();
             BinlogIndex index = new BinlogIndex(dir, fsync, recovered.files());
             BinlogSegment seg = BinlogSegment.openAt(dir.resolve(cp.file()), cp.position());
+            // in use again: a crash from here on must read as one (recovery cleared the flag of a clean stop)
+            seg.inUse(true);
+            if (fsync) {
+                seg.force();
+            }
             w = new GlobalBinlogWriter(config, clock, uuid, index, seg, cp);
             log.info("appending to {} at {} after GTID sequence {}", cp.file(), cp.position(), cp.lastSequence());
         }
@@ -227,6 +237,27 @@ public final class GlobalBinlogWriter implements Closeable {
     public synchronized void rotate() throws IOException {
         ensureOpen();
         rotateFile();
+    }
+
+    /** The steps of a rotation, in order, as reported to a {@link RotationObserver}. */
+    public enum RotationStep {
+        /** The old file ends with its ROTATE, its in-use flag is cleared and it is fsynced; the next file does not exist yet. */
+        OLD_FILE_CLOSED,
+        /** The next file exists with its header but is not yet in {@code binlog.index}. */
+        NEXT_FILE_CREATED,
+        /** The next file is in {@code binlog.index}; appends go to it from now on. */
+        INDEXED
+    }
+
+    /** Told each step of a rotation, on the writing thread, while the writer's lock is held (metrics, tests). */
+    @FunctionalInterface
+    public interface RotationObserver {
+        void rotating(String from, String to, RotationStep step);
+    }
+
+    /** Replaces the rotation observer (default: none). */
+    public void rotationObserver(RotationObserver observer) {
+        this.rotationObserver = java.util.Objects.requireNonNull(observer, "observer");
     }
 
     /** Deletes the oldest files beyond {@code binlog.retention.size} / {@code .time}; never the current one. */
@@ -338,9 +369,12 @@ public final class GlobalBinlogWriter implements Closeable {
         buf.clear();
         encoder.rotate(buf, old.size(), now, nextName, BinlogFiles.FIRST_EVENT);
         flush();
+        // closed cleanly: what mysqlbinlog expects of every file but the last (no "in use" warning)
+        retrying("clear the in-use flag of " + old.name(), () -> old.inUse(false));
         if (config.sync() != SyncPolicy.NONE) {
             retrying("fsync " + old.name(), old::force);
         }
+        rotationObserver.rotating(old.name(), nextName, RotationStep.OLD_FILE_CLOSED);
         Path next = dir.resolve(nextName);
         BinlogSegment[] created = new BinlogSegment[1];
         retrying("create " + nextName, () -> {
@@ -354,6 +388,7 @@ public final class GlobalBinlogWriter implements Closeable {
             }
             created[0] = s;
         });
+        rotationObserver.rotating(old.name(), nextName, RotationStep.NEXT_FILE_CREATED);
         retrying("add " + nextName + " to " + BinlogFiles.INDEX_FILE, () -> {
             index.append(new BinlogIndex.Entry(nextName, lastSequence));
             if (config.sync() != SyncPolicy.NONE) {
@@ -366,11 +401,15 @@ public final class GlobalBinlogWriter implements Closeable {
         counters = new WriteCounters(c.transactions(), c.events(), c.rowsEvents(), c.bytes(), c.filesCreated() + 1);
         written.advance(segment, segment.size(), lastSequence, List.of());
         old.close();
+        rotationObserver.rotating(old.name(), nextName, RotationStep.INDEXED);
         log.info("rotated {} ({} bytes) to {} after GTID sequence {}", old.name(), old.size(), nextName, lastSequence);
         purger.purge(clock.instant(), purgeBound());
     }
 
-    /** Magic, format description and previous GTIDs (every GTID up to {@code lastSequence}). */
+    /**
+     * Magic, format description (with the in-use flag set: the file is being written) and previous GTIDs
+     * (every GTID up to {@code lastSequence}).
+     */
     static ByteBuffer fileHeader(BinlogEventEncoder enc, BinlogConfig config, UUID uuid, long lastSequence, long timestamp) {
         ByteBuf b = Unpooled.buffer(256);
         b.writeBytes(BinlogEventDecoder.MAGIC);
@@ -384,7 +423,9 @@ public final class GlobalBinlogWriter implements Closeable {
                             List.of(new PreviousGtidsEvent.Interval(1, lastSequence + 1)))));
         }
         try {
-            return ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(b));
+            byte[] bytes = io.netty.buffer.ByteBufUtil.getBytes(b);
+            bytes[(int) InUseFlag.OFFSET] |= io.tributary.core.event.EventHeader.LOG_EVENT_BINLOG_IN_USE_F;
+            return ByteBuffer.wrap(bytes);
         } finally {
             b.release();
         }
@@ -419,6 +460,26 @@ public final class GlobalBinlogWriter implements Closeable {
         }
     }
 
+    /** The clean end of the last file: STOP, in-use flag cleared, forced. A failure leaves it to recovery. */
+    private void writeStop() {
+        long at = segment.size();
+        try {
+            buf.clear();
+            encoder.stop(buf, at, clock.millis() / 1000);
+            segment.write(buf.nioBuffer());
+            segment.inUse(false);
+            if (config.sync() != SyncPolicy.NONE) {
+                segment.force();
+            }
+            log.info("stopped {} cleanly: STOP at {}, in-use flag cleared", segment.name(), at);
+        } catch (IOException e) {
+            log.warn("could not close {} cleanly (STOP at {}): {}; the next start recovers it as after a crash",
+                    segment.name(), at, e.toString());
+        } finally {
+            buf.clear();
+        }
+    }
+
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("global binlog writer for " + dir + " is closed");
@@ -426,8 +487,12 @@ public final class GlobalBinlogWriter implements Closeable {
     }
 
     /**
-     * Makes everything written durable (a last syncer cycle), stops the syncer and closes the file. The
-     * file is left without a STOP event: the next start appends to it.
+     * Makes everything written durable (a last syncer cycle), stops the syncer and closes the file the
+     * way a server shuts down: a STOP event at the end of the last file and its in-use flag cleared (then
+     * fsynced, unless {@code binlog.sync=none}). The STOP lies after the checkpoint and is never published;
+     * the next start's {@link BinlogRecovery} removes it and appends there, so subscribers continue at
+     * the same file and position. When something is not durable (a failed disk), the file is left as a
+     * crash leaves it: in use, for recovery to cut back to the checkpoint.
      */
     @Override
     public void close() throws IOException {
@@ -450,8 +515,14 @@ public final class GlobalBinlogWriter implements Closeable {
                     health.current());
         }
         synchronized (this) {
-            segment.close();
-            buf.release();
+            try {
+                if (syncer.fatal() == null && tracker.current().position().equals(writtenPosition())) {
+                    writeStop();
+                }
+            } finally {
+                segment.close();
+                buf.release();
+            }
         }
         log.info("closed global binlog at {}", tracker.current());
     }

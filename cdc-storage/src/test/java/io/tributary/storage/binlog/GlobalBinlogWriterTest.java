@@ -152,7 +152,8 @@ class GlobalBinlogWriterTest {
                 }
                 last = e.type();
             }
-            assertThat(last).isIn(EventType.XID, EventType.ROTATE, EventType.PREVIOUS_GTIDS, EventType.GTID_LIST);
+            // every file ends after a whole transaction, with the ROTATE to the next or the STOP of the close
+            assertThat(last).isEqualTo(n < files.size() ? EventType.ROTATE : EventType.STOP);
         }
         assertThat(before).isEqualTo(written);
     }
@@ -236,6 +237,88 @@ class GlobalBinlogWriterTest {
         assertThat(BinlogDirectory.sequences(files)).isEqualTo(java.util.stream.LongStream.rangeClosed(1, 11).boxed().toList());
         assertThat(files.get("binlog.000001")).filteredOn(e -> e.type() == EventType.GTID)
                 .allSatisfy(e -> assertThat(e.body(GtidEvent.class).sid()).isEqualTo(first));
+    }
+
+    private static final String IN_USE_WARNING = "Warning: this binlog is either in use or was not closed properly";
+
+    /**
+     * The in-use flag and STOP as a server keeps them, checked with mariadb-binlog: while the writer runs
+     * only the file being written reads as in use; a clean close ends the last file with a STOP and clears
+     * its flag; a crash (here: a copy of the directory taken while the writer runs) leaves the flag set,
+     * and recovery says which case it found. After the clean stop, the next start removes the STOP and
+     * appends at the same position with the flag set again.
+     */
+    @ParameterizedTest
+    @EnumSource(BinlogFlavor.class)
+    void shouldFlagOnlyTheFileInUseAndEndACleanStopWithStop(BinlogFlavor flavor, @TempDir Path root) throws Exception {
+        Path dir = root.resolve("binlog");
+        Path crashed = root.resolve("crashed");
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", pool(flavor));
+        BinlogConfig config = config(dir, flavor, 8192, SyncPolicy.COMMIT);
+        long written = 0;
+        try (GlobalBinlogWriter w = open(config)) {
+            while (w.index().entries().size() < 3) {
+                written = w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(written, Duration.ofSeconds(10))).isTrue();
+            List<String> names = BinlogIndex.read(dir);
+            for (String name : names) {
+                boolean last = name.equals(names.get(names.size() - 1));
+                assertThat(InUseFlag.isSet(dir.resolve(name))).as("in-use flag of %s while writing", name).isEqualTo(last);
+                String printed = mariadbBinlog(dir.resolve(name));
+                if (last) {
+                    assertThat(printed).as("mariadb-binlog of the file being written").contains(IN_USE_WARNING);
+                } else {
+                    assertThat(printed).as("mariadb-binlog of rotated %s", name).doesNotContain(IN_USE_WARNING);
+                }
+            }
+            // what a kill -9 leaves: the files as they are now, plus a torn half of a transaction
+            copyBinlogDirectory(dir, crashed);
+            String last = names.get(names.size() - 1);
+            byte[] firstBytes = Files.readAllBytes(crashed.resolve(names.get(0)));
+            Files.write(crashed.resolve(last), java.util.Arrays.copyOfRange(firstBytes, 300, 700),
+                    java.nio.file.StandardOpenOption.APPEND);
+        }
+        List<String> names = BinlogIndex.read(dir);
+        String last = names.get(names.size() - 1);
+        List<BinlogEvent> events = BinlogDirectory.read(dir).get(last);
+        BinlogEvent stop = events.get(events.size() - 1);
+        assertThat(stop.type()).as("last event of %s after close", last).isEqualTo(EventType.STOP);
+        for (String name : names) {
+            assertThat(InUseFlag.isSet(dir.resolve(name))).as("in-use flag of %s after a clean close", name).isFalse();
+            assertThat(mariadbBinlog(dir.resolve(name))).as("mariadb-binlog of %s after a clean close", name)
+                    .doesNotContain(IN_USE_WARNING);
+        }
+        assertThat(mariadbBinlog(dir.resolve(last))).contains("\tStop");
+
+        RecoveredBinlog afterCrash = BinlogRecovery.recover(config(crashed, flavor, 8192, SyncPolicy.COMMIT));
+        assertThat(afterCrash.actions()).as("recovery after the crash")
+                .anyMatch(a -> a.startsWith("truncated " + last) && a.contains("in-use flag set: the writer crashed"));
+        assertThat(afterCrash.nextSequence()).isEqualTo(written + 1);
+
+        RecoveredBinlog afterStop = BinlogRecovery.recover(config);
+        assertThat(afterStop.actions()).as("recovery after the clean stop")
+                .anyMatch(a -> a.equals(last + " was closed cleanly (STOP at " + stop.offset() + ", in-use flag clear):"
+                        + " removed the STOP to append after it"))
+                .noneMatch(a -> a.startsWith("truncated "));
+        try (GlobalBinlogWriter w = GlobalBinlogWriter.open(config, afterStop, Clock.systemUTC())) {
+            assertThat(w.writtenPosition()).isEqualTo(new BinlogPosition(last, stop.offset()));
+            assertThat(InUseFlag.isSet(dir.resolve(last))).as("in-use flag once writing again").isTrue();
+            assertThat(w.append(feed.next())).isEqualTo(written + 1);
+        }
+        assertThat(BinlogDirectory.sequences(BinlogDirectory.read(dir)))
+                .isEqualTo(java.util.stream.LongStream.rangeClosed(1, written + 1).boxed().toList());
+    }
+
+    private static void copyBinlogDirectory(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (var list = Files.list(from)) {
+            for (Path p : list.toList()) {
+                if (Files.isRegularFile(p)) {
+                    Files.copy(p, to.resolve(p.getFileName()));
+                }
+            }
+        }
     }
 
     static String mariadbBinlog(Path file) throws IOException, InterruptedException {
