@@ -202,4 +202,37 @@ class MySqlPacketCodecTest {
         assertThat(OkPacket.decode(ok.payload())).isEqualTo(OkPacket.EMPTY);
         ok.release();
     }
+
+    @Test
+    void shouldStopAfterAnSslRequestAndHandOverTheTlsBytesThatFollowInTheSameRead() {
+        PacketSequence sequence = new PacketSequence();
+        sequence.advance(); // the server's greeting went out with id 0
+        MySqlPacketDecoder decoder = new MySqlPacketDecoder(MySqlPacketDecoder.Role.SERVER, sequence, 1 << 20);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+        channels.add(ch);
+        ByteBuf in = Unpooled.buffer();
+        in.writeMediumLE(SslRequest.LENGTH).writeByte(1);
+        in.writeIntLE(MySqlProtocol.CLIENT_SSL | MySqlProtocol.CLIENT_PROTOCOL_41).writeIntLE(1 << 24).writeByte(45)
+                .writeZero(23);
+        byte[] clientHello = {0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5};
+        in.writeBytes(clientHello);
+        ch.writeInbound(in);
+
+        MySqlPacket request = ch.readInbound();
+        assertThat(request.sequenceId()).isEqualTo(1);
+        assertThat(request.payload().readableBytes()).isEqualTo(SslRequest.LENGTH);
+        request.release();
+        assertThat((Object) ch.readInbound()).as("the TLS bytes are not read as a MySQL packet").isNull();
+        ByteBuf rest = decoder.takeBytesAfterSslRequest();
+        assertThat(ByteBufUtilBytes.of(rest)).isEqualTo(clientHello);
+        rest.release();
+        assertThat(decoder.takeBytesAfterSslRequest().isReadable()).as("handed over once").isFalse();
+    }
+
+    /** Bytes of a buffer, without moving its reader index. */
+    private static final class ByteBufUtilBytes {
+        static byte[] of(ByteBuf b) {
+            return io.netty.buffer.ByteBufUtil.getBytes(b);
+        }
+    }
 }

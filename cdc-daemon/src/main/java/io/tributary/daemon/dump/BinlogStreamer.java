@@ -186,8 +186,10 @@ final class BinlogStreamer implements Runnable {
                 write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}), Unpooled.wrappedBuffer(en.bytes())));
                 return true;
             } catch (TailCache.Evicted ev) {
-                LOG.info("subscriber {} fell behind the tail cache at {}; continuing from the files", channel.remoteAddress(),
-                        position);
+                if (!cache.isClosed()) { // closed: the server is stopping, nothing to report
+                    LOG.info("subscriber {} fell behind the tail cache at {}; continuing from the files",
+                            channel.remoteAddress(), position);
+                }
                 cursor = -1;
                 reader = BinlogFileReader.at(writer, position);
                 afterRotate = false;

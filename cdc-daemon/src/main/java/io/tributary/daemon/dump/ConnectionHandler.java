@@ -45,7 +45,9 @@ import java.util.concurrent.TimeUnit;
  * answers with another plugin is switched to the default. Wrong
  * credentials get error 1045. Commands: COM_QUERY (answered by {@link QueryResponder}), COM_PING, COM_QUIT,
  * COM_INIT_DB, COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID; any other command gets error 1047.
- * A dump hands the connection to a {@link BinlogStreamer} on the server's subscriber executor.
+ * A dump hands the connection to a {@link BinlogStreamer} on the server's subscriber executor. Limits: not
+ * authenticated within {@code dump.authTimeout}, or idle between statements for {@code dump.idleTimeout} (error
+ * 4031): closed with one log line; a dumping subscriber is never idle.
  *
  * <p>Not sharable: one instance per channel, used only by its event loop.
  */

@@ -38,7 +38,14 @@ import java.util.function.Supplier;
  * subscriber never slows the writer or the others.
  *
  * <p>The writer is given as a supplier that returns null until the global binlog is open; a dump request
- * before that gets a clean error 1236. Thread-safe; {@link #start()} once, {@link #close()} once.
+ * before that gets a clean error 1236. The daemon passes its live settings ({@link LiveVariables}, the
+ * daemon's {@code LiveConfig}) so that admin accounts can {@code SET GLOBAL} them here. Typical use:
+ * <pre>
+ * DumpServer server = new DumpServer(tributaryConfig.dump(), () -> writerOrNull, liveConfig).start();
+ * ...
+ * server.close();
+ * </pre>
+ * Thread-safe; {@link #start()} once, {@link #close()} once.
  */
 public final class DumpServer implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(DumpServer.class);

@@ -362,6 +362,11 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         if (o instanceof Long l && l >= 1024) {
             return ByteSize.format(l);
         }
+        if (o instanceof Duration d) {
+            long ms = d.toMillis();
+            return ms % 86_400_000 == 0 ? ms / 86_400_000 + "d" : ms % 3_600_000 == 0 ? ms / 3_600_000 + "h"
+                    : ms % 60_000 == 0 ? ms / 60_000 + "m" : ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+        }
         return o.toString();
     }
 

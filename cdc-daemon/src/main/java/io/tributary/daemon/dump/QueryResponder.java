@@ -308,9 +308,7 @@ final class QueryResponder {
                 session.setUserVariable(SqlText.unbacktick(lhs.substring(1)), eval(rhs, session, snap));
                 continue;
             }
-            String name = lhs;
-            String lower = name.toLowerCase(Locale.ROOT);
-            String global = globalName(name);
+            String global = globalName(lhs);
             if (global != null) {
                 String key = liveKey(global);
                 if (key == null) {
@@ -329,15 +327,11 @@ final class QueryResponder {
                 edits.put(key, rhs.matches("[A-Za-z_][A-Za-z0-9_]*") ? rhs : eval(rhs, session, snap));
                 continue;
             }
-            if (liveKey(SqlText.unbacktick(sessionName(name)).replace("`", "")) != null) {
-                return Answer.error(MySqlError.ER_GLOBAL_VARIABLE, "Variable '" + liveKey(SqlText.unbacktick(
-                        sessionName(name)).replace("`", "")) + "' is a GLOBAL variable and should be set with SET GLOBAL");
-            }
-            for (String prefix : List.of("@@session.", "@@local.", "@@", "session ", "local ")) {
-                if (lower.startsWith(prefix)) {
-                    name = name.substring(prefix.length()).strip();
-                    break;
-                }
+            String name = sessionName(lhs);
+            String liveKey = liveKey(name);
+            if (liveKey != null) {
+                return Answer.error(MySqlError.ER_GLOBAL_VARIABLE, "Variable '" + liveKey
+                        + "' is a GLOBAL variable and should be set with SET GLOBAL");
             }
             String value;
             if (rhs.matches("[A-Za-z_][A-Za-z0-9_]*") && !rhs.equalsIgnoreCase("NULL")) {

@@ -180,6 +180,11 @@ final class TailCache implements Closeable {
         }
     }
 
+    /** Whether it was closed (the server is stopping): subscribers leaving it are not falling behind. */
+    boolean isClosed() {
+        return closed;
+    }
+
     /** Bytes held. */
     synchronized long bytes() {
         return bytes;

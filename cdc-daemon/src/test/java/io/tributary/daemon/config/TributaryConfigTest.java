@@ -159,7 +159,7 @@ class TributaryConfigTest {
                     assertThat(e.problems()).contains(
                             "Invalid value 0 for configuration dump.maxConnections: must be between 1 and 100000",
                             "Invalid value forever for configuration dump.idleTimeout: not a duration (e.g. 500ms, 10s, 5m, 8h, 1d, PT8H)",
-                            "Invalid value 2h for configuration dump.authTimeout: must be between PT0.1S and PT1H",
+                            "Invalid value 2h for configuration dump.authTimeout: must be between 100ms and 1h",
                             "Invalid value 1KB for configuration dump.subscriber.buffer: must be between 64KB and 1GB",
                             "Invalid value null for configuration dump.tls.key: dump.tls.certificate and dump.tls.key go together; give both or neither",
                             "Invalid value maybe for configuration dump.users[0].admin: must be true or false",

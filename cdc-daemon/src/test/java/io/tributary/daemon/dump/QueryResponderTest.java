@@ -129,4 +129,66 @@ class QueryResponderTest {
         assertThat(auth.checkCachingSha2Fast("repl", seed,
                 io.tributary.core.packet.AuthScramble.cachingSha2("wrong".getBytes(), seed))).isFalse();
     }
+
+    /** Settings held in memory, validated like the daemon's: mode is AUTO or FORCE. */
+    private static final class MapLiveVariables implements LiveVariables {
+        final Map<String, String> values = new java.util.TreeMap<>(Map.of("storage.persist.mode", "AUTO"));
+
+        @Override
+        public Map<String, String> values() {
+            return Map.copyOf(values);
+        }
+
+        @Override
+        public String set(String key, String value) {
+            if (!value.equals("AUTO") && !value.equals("FORCE")) {
+                throw new IllegalArgumentException("Invalid value " + value + " for configuration " + key
+                        + ": expected AUTO or FORCE");
+            }
+            return values.put(key, value);
+        }
+    }
+
+    private static int code(Answer a) {
+        assertThat(a).isInstanceOf(Answer.Error.class);
+        return ((Answer.Error) a).packet().code();
+    }
+
+    private static Answer run(Answer a) throws Exception {
+        return a instanceof Answer.Deferred d ? d.work().call() : a;
+    }
+
+    @Test
+    void liveSettingsAreShownToAllAndSetGloballyByAdminsOnly() throws Exception {
+        MapLiveVariables live = new MapLiveVariables();
+        QueryResponder r = new QueryResponder(new ServerVariables(BinlogFlavor.MYSQL, 7, "x", 3399, false), () -> null, live);
+        DumpSession user = new DumpSession(1, "repl", BinlogFlavor.MYSQL, false);
+        DumpSession admin = new DumpSession(2, "ops", BinlogFlavor.MYSQL, false);
+        admin.admin = true;
+        assertThat(rows(r.answer("SHOW VARIABLES LIKE 'storage%'", user))).containsExactly(
+                List.of("storage.persist.mode", "AUTO"));
+        assertThat(code(r.answer("SET GLOBAL storage.persist.mode = 'FORCE'", user))).isEqualTo(1227);
+        assertThat(code(r.answer("SET storage.persist.mode = 'FORCE'", admin))).isEqualTo(1229);
+        assertThat(code(r.answer("SET GLOBAL storage.nothing = 1", admin))).isEqualTo(1193);
+        assertThat(code(r.answer("SET GLOBAL binlog_format = 'MIXED'", admin))).as("server variables are read-only")
+                .isEqualTo(1227);
+        assertThat(live.values).containsEntry("storage.persist.mode", "AUTO");
+
+        assertThat(run(r.answer("SET PERSIST `storage`.`persist.mode` = FORCE", admin))).isInstanceOf(Answer.Ok.class);
+        assertThat(live.values).containsEntry("storage.persist.mode", "FORCE");
+        Answer refused = run(r.answer("SET @@global.STORAGE.PERSIST.MODE = 'SOMETIMES'", admin));
+        assertThat(code(refused)).isEqualTo(1231);
+        assertThat(((Answer.Error) refused).packet().message())
+                .isEqualTo("Invalid value SOMETIMES for configuration storage.persist.mode: expected AUTO or FORCE");
+        assertThat(value(r.answer("SELECT @@`storage.persist.mode`", user))).isEqualTo("FORCE");
+    }
+
+    @Test
+    void answersWhatMariaDbConnectorJSendsOnConnect() {
+        QueryResponder r = responder(BinlogFlavor.MARIADB, null);
+        DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MARIADB, false);
+        assertThat(r.answer("set sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'),NAMES utf8mb4", s))
+                .isInstanceOf(Answer.Ok.class);
+        assertThat(value(r.answer("SELECT @@sql_mode", s))).isEqualTo(",STRICT_TRANS_TABLES");
+    }
 }
