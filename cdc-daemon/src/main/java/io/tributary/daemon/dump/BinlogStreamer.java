@@ -327,6 +327,16 @@ final class BinlogStreamer implements Runnable {
     }
 
     private void sendEvent(BinlogEvent e) {
+        if (e.type() == io.tributary.core.event.EventType.FORMAT_DESCRIPTION
+                && (e.header().flags() & EventHeader.LOG_EVENT_BINLOG_IN_USE_F) != 0) {
+            // as a server's binlog sender does: the subscriber is not reading a file in use by it. The writer
+            // computes the format description's CRC with the flag clear, so clearing it keeps the CRC valid.
+            byte[] raw = e.rawBytes();
+            java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                    .putShort(17, (short) (e.header().flags() & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F));
+            write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}), Unpooled.wrappedBuffer(raw)));
+            return;
+        }
         ByteBuf payload = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}),
                 Unpooled.wrappedBuffer(e.buffer(), e.bufferOffset(), e.length()));
         write(payload);

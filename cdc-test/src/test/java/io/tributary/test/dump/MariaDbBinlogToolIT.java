@@ -80,6 +80,8 @@ class MariaDbBinlogToolIT {
         assertThat(gtids.get(79)).contains("GTID 0-7-80");
         assertThat(out.lines().filter(l -> l.contains("Xid = ")).count()).isEqualTo(80);
         assertThat(out).contains("### INSERT INTO `logical_");
+        // the file being written carries the in-use flag; served to a subscriber it must not (as a server does)
+        assertThat(out).doesNotContain("in use or was not closed properly");
     }
 
     @Test
