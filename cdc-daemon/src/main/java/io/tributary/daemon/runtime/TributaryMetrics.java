@@ -32,6 +32,8 @@ import java.util.function.ToDoubleFunction;
  * commits the durable global binlog is, measured to within one heartbeat interval), {@code
  * tributary.buffer.bytes{where=memory|spilled}}, {@code tributary.buffer.transactions{state=open|spilled}},
  * {@code tributary.spill.store.bytes} (RocksDB), {@code tributary.dump.connections}, {@code
+ * tributary.dump.subscribers}, {@code tributary.dump.subscriber.backlog.max} (bytes queued for the most lagging
+ * subscriber), the counters {@code tributary.dump.events.from.files|cache}, {@code
  * tributary.reader.streaming{shard}} (1 while streaming). The timer {@code tributary.commit.delay{shard}}
  * [tributary_commit_delay_seconds] records, per shard transaction, shard commit to durable global binlog,
  * with p50/p99.
@@ -84,6 +86,24 @@ public final class TributaryMetrics implements MergeStage.DelayListener {
             TributaryRuntime r = m.runtime;
             return r == null || r.dump() == null ? Double.NaN : r.dump().connectionCount();
         }).description("Open connections to the dump server (subscribers and others)").register(registry);
+        Gauge.builder("tributary.dump.subscribers", this, m -> {
+            TributaryRuntime r = m.runtime;
+            return r == null || r.dump() == null ? Double.NaN : r.dump().subscriberCount();
+        }).description("Connections receiving the global binlog (COM_BINLOG_DUMP / _GTID)").register(registry);
+        Gauge.builder("tributary.dump.subscriber.backlog.max", this, m -> {
+            TributaryRuntime r = m.runtime;
+            return r == null || r.dump() == null ? Double.NaN : r.dump().largestSubscriberBacklogBytes();
+        }).baseUnit("bytes").description("Bytes queued in memory for the most lagging subscriber (bounded by"
+                + " dump.subscriber.buffer; a subscriber further behind reads the files)").register(registry);
+        FunctionCounter.builder("tributary.dump.events.from.files", this, m -> {
+            TributaryRuntime r = m.runtime;
+            return r == null || r.dump() == null ? 0 : r.dump().eventsReadFromFiles();
+        }).description("Events subscribers read from the files (catching up); tailing ones read the cache")
+                .register(registry);
+        FunctionCounter.builder("tributary.dump.events.from.cache", this, m -> {
+            TributaryRuntime r = m.runtime;
+            return r == null || r.dump() == null ? 0 : r.dump().eventsServedFromCache();
+        }).description("Events sent to subscribers from the shared tail cache").register(registry);
     }
 
     private void counter(String name, String description, java.util.function.ToLongFunction<WriteCounters> f) {
