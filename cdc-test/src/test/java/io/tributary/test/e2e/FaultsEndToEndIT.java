@@ -130,7 +130,7 @@ class FaultsEndToEndIT {
     /** What the restarted daemon logged about its recovery (the torn tail it cut, the checkpoints). */
     private static String recoveryLines(DaemonProcess daemon) throws Exception {
         return java.nio.file.Files.readAllLines(daemon.logFile(), java.nio.charset.StandardCharsets.ISO_8859_1).stream()
-                .filter(l -> l.contains("recovery:")).map(l -> l.substring(l.indexOf("recovery:"))).toList().toString();
+                .filter(l -> l.contains("TributaryRuntime") && l.contains("recovery:")).map(l -> l.substring(l.indexOf("recovery:"))).toList().toString();
     }
 
     private static void awaitReplicaStreaming(EndToEndRun run, Duration timeout) throws Exception {
