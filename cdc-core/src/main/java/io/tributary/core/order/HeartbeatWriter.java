@@ -77,8 +77,14 @@ public final class HeartbeatWriter implements AutoCloseable {
         }
     }
 
+    /** A failing shard is reported once, then at most every this many ms while it keeps failing. */
+    static final long REPEAT_WARNING_MS = 30_000;
+
     private final List<Target> targets;
     private final Connection[] connections;
+    /** Per shard: beats missed in a row (0 while it is written), and when its failure was last logged. */
+    private final long[] missed;
+    private final long[] lastWarnedMicros;
     private final Duration interval;
     private final LongSupplier clockMicros;
     private ScheduledExecutorService scheduler;
@@ -99,6 +105,8 @@ public final class HeartbeatWriter implements AutoCloseable {
         }
         this.targets = List.copyOf(targets);
         this.connections = new Connection[targets.size()];
+        this.missed = new long[targets.size()];
+        this.lastWarnedMicros = new long[targets.size()];
         this.interval = interval;
         this.clockMicros = Objects.requireNonNull(clockMicros, "clockMicros");
     }
@@ -118,7 +126,7 @@ public final class HeartbeatWriter implements AutoCloseable {
     public void createTables() {
         for (int i = 0; i < targets.size(); i++) {
             Target t = targets.get(i);
-            Connection c = connection(i, true);
+            Connection c = setupConnection(i);
             String step = "CREATE";
             try (Statement s = c.createStatement()) {
                 s.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
@@ -170,9 +178,6 @@ public final class HeartbeatWriter implements AutoCloseable {
             Target t = targets.get(i);
             try {
                 Connection c = connection(i, false);
-                if (c == null) {
-                    continue;
-                }
                 try (PreparedStatement ps = c.prepareStatement("UPDATE " + QUALIFIED
                         + " SET heartbeat = ?, written_at_us = ? WHERE id = 1")) {
                     ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
@@ -187,13 +192,36 @@ public final class HeartbeatWriter implements AutoCloseable {
                         }
                     }
                 }
+                if (missed[i] > 0) {
+                    LOG.info("shard {} ({}): heartbeats written again after {} missed beats", t.shard(), t.address(),
+                            missed[i]);
+                    missed[i] = 0;
+                }
             } catch (SQLException e) {
-                LOG.warn("shard {} ({}): heartbeat {} not written, retrying at the next beat: {}", t.shard(), t.address(),
-                        value, e.getMessage());
+                failed(i, value, e);
                 closeQuietly(i);
             }
         }
         return value;
+    }
+
+    /**
+     * A shard that is down fails every beat (10 a second): the first failure is logged, then one line every
+     * {@value #REPEAT_WARNING_MS} ms with the beats missed so far, and one when it is written again.
+     */
+    private void failed(int i, long value, SQLException e) {
+        Target t = targets.get(i);
+        missed[i]++;
+        long now = clockMicros.getAsLong();
+        if (missed[i] == 1) {
+            LOG.warn("shard {} ({}): heartbeat {} not written, retrying every beat (logged again every {} s while it"
+                    + " fails): {}", t.shard(), t.address(), value, REPEAT_WARNING_MS / 1000, e.getMessage());
+            lastWarnedMicros[i] = now;
+        } else if (now - lastWarnedMicros[i] >= REPEAT_WARNING_MS * 1000) {
+            LOG.warn("shard {} ({}): still no heartbeat written, {} beats missed: {}", t.shard(), t.address(), missed[i],
+                    e.getMessage());
+            lastWarnedMicros[i] = now;
+        }
     }
 
     /** The value of the last beat (or the highest found in the shards' tables at start). */
@@ -209,7 +237,7 @@ public final class HeartbeatWriter implements AutoCloseable {
         }
     }
 
-    private Connection connection(int i, boolean failHard) {
+    private Connection connection(int i, boolean failHard) throws SQLException {
         if (connections[i] != null) {
             return connections[i];
         }
@@ -225,9 +253,16 @@ public final class HeartbeatWriter implements AutoCloseable {
                         + "): cannot connect to write heartbeats: " + e.getMessage() + " (SQL state " + e.getSQLState()
                         + ", error " + e.getErrorCode() + ")", e);
             }
-            LOG.warn("shard {} ({}): cannot connect to write heartbeats, retrying at the next beat: {}", t.shard(),
-                    t.address(), e.getMessage());
-            return null;
+            throw new SQLException("cannot connect: " + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+        }
+    }
+
+    /** The shard's connection at start: failing to connect is a {@link HeartbeatSetupException}. */
+    private Connection setupConnection(int i) {
+        try {
+            return connection(i, true);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e); // connection(i, true) reports failures as HeartbeatSetupException
         }
     }
 

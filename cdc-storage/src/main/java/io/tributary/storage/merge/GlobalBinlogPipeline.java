@@ -131,13 +131,16 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         }
     }
 
-    /** Runs on the merge thread. */
-    private void handle(Item item) {
+    /** Runs on the merge thread; drains the sorter once per batch of waiting items (see {@link MergeStage#accept}). */
+    private void handle(Item item, boolean endOfBatch) {
         try {
             if (item instanceof Event e) {
-                stage.accept(e.shard(), e.event());
+                stage.accept(e.shard(), e.event(), endOfBatch);
             } else if (item instanceof Rewind r) {
                 stage.rewind(r.shard(), r.restart());
+                if (endOfBatch) {
+                    stage.drain();
+                }
             }
         } catch (RuntimeException | Error e) {
             fail(e);

@@ -53,8 +53,32 @@ public final class HandOff<T> implements AutoCloseable {
      * @param producers SINGLE when one thread publishes, MULTI when several (the shard readers)
      * @param consumer  the next stage; runs on this hand-over's thread
      */
-    @SuppressWarnings("unchecked")
     public HandOff(String name, int ringSize, ProducerType producers, Consumer<? super T> consumer) {
+        this(name, ringSize, producers, batchOf(consumer));
+    }
+
+    /** A consumer told, with each item, whether it is the last one available now (the end of a batch). */
+    @FunctionalInterface
+    public interface BatchConsumer<T> {
+        /**
+         * @param item       the next item
+         * @param endOfBatch true when no further item was published when this one was taken: work that
+         *                   pays off once for many items (a full scan) can wait until then
+         */
+        void accept(T item, boolean endOfBatch);
+    }
+
+    private static <T> BatchConsumer<T> batchOf(Consumer<? super T> consumer) {
+        Objects.requireNonNull(consumer, "consumer");
+        return (item, endOfBatch) -> consumer.accept(item);
+    }
+
+    /**
+     * As {@link #HandOff(String, int, ProducerType, Consumer)}, the consumer also told where each batch of
+     * items that were waiting together ends (a stage that falls behind gets large batches).
+     */
+    @SuppressWarnings("unchecked")
+    public HandOff(String name, int ringSize, ProducerType producers, BatchConsumer<? super T> consumer) {
         this.name = Objects.requireNonNull(name, "name");
         Objects.requireNonNull(consumer, "consumer");
         if (ringSize < 1 || Integer.bitCount(ringSize) != 1) {
@@ -71,7 +95,7 @@ public final class HandOff<T> implements AutoCloseable {
             T item = slot.item;
             slot.item = null;
             if (failure == null) {
-                consumer.accept(item);
+                consumer.accept(item, endOfBatch);
             }
         };
         disruptor.handleEventsWith(handler);

@@ -76,6 +76,37 @@ class PipelineTest {
     }
 
     @Test
+    void itemsThatWaitedTogetherEndOneBatchSoAStageThatFellBehindCanDoItsScansOncePerBatch() throws Exception {
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Integer> items = Collections.synchronizedList(new ArrayList<>());
+        List<Integer> batchEnds = Collections.synchronizedList(new ArrayList<>());
+        try (HandOff<Integer> h = new HandOff<>("batch", 256, ProducerType.SINGLE, (Integer i, boolean end) -> {
+            if (i == 0) {
+                first.countDown();
+                awaitQuietly(release);
+            }
+            items.add(i);
+            if (end) {
+                batchEnds.add(i);
+            }
+        })) {
+            h.publish(0);
+            assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
+            for (int i = 1; i <= 100; i++) {
+                h.publish(i); // wait while the consumer is busy with item 0
+            }
+            release.countDown();
+            for (int i = 0; i < 500 && items.size() < 101; i++) {
+                Thread.sleep(10);
+            }
+        }
+        assertThat(items).hasSize(101);
+        // item 0 ended its own batch; items 1..100 were all waiting, so they are one batch ending at 100
+        assertThat(batchEnds).containsExactly(0, 100);
+    }
+
+    @Test
     void slotsAreClearedSoNoHandedOverItemStaysReachable() throws Exception {
         CountDownLatch consumed = new CountDownLatch(1);
         WeakReference<byte[]> ref;

@@ -172,6 +172,51 @@ class HeartbeatWriterIT {
     }
 
     @Test
+    void aStoppedShardIsLoggedOnceWhileTheOthersKeepBeatingAndAgainWhenItIsBack(ShardCluster shards) throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(HeartbeatWriter.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get)) {
+            w.createTables();
+            w.beat();
+            shards.shard(1).stop(Duration.ofSeconds(30));
+            long beat = 0;
+            for (int i = 0; i < 50; i++) { // 5 s of beats
+                clock.addAndGet(100_000);
+                beat = w.beat();
+            }
+            assertThat(heartbeat(shards.info(0))).as("shard-0 keeps beating").isEqualTo(beat);
+            assertThat(messages(logged, "shard-1")).as("lines about shard-1 for 50 missed beats").hasSize(1)
+                    .allSatisfy(m -> assertThat(m).contains("heartbeat").contains("not written"));
+            clock.addAndGet(HeartbeatWriter.REPEAT_WARNING_MS * 1000);
+            w.beat();
+            assertThat(messages(logged, "shard-1")).as("one more line once the repeat interval passed").hasSize(2)
+                    .last().asString().contains("51 beats missed");
+            shards.shard(1).start();
+            clock.addAndGet(100_000);
+            beat = w.beat();
+            assertThat(heartbeat(shards.info(1))).as("shard-1 beats again").isEqualTo(beat);
+            assertThat(messages(logged, "shard-1")).hasSize(3).last().asString()
+                    .contains("written again after 51 missed beats");
+        } finally {
+            logger.detachAppender(logged);
+            shards.shard(1).start();
+        }
+    }
+
+    private static List<String> messages(ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> a,
+            String shard) {
+        synchronized (a.list) {
+            return a.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .filter(m -> m.startsWith("shard " + shard + " ")).toList();
+        }
+    }
+
+    @Test
     void anAccountWithoutThePrivilegeIsRefusedAtStartNamingTheShardAndThePrivilege(ShardCluster shards) throws Exception {
         ShardInfo s1 = shards.info(1);
         try (Connection c = s1.openAdminConnection(); Statement st = c.createStatement()) {
