@@ -7,6 +7,7 @@ import io.tributary.core.event.BinlogEventEncoder;
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.event.GtidListEvent;
 import io.tributary.core.event.PreviousGtidsEvent;
+import io.tributary.core.order.DdlHistory;
 import io.tributary.core.order.GlobalEvent;
 import io.tributary.core.order.GlobalTransaction;
 import io.tributary.storage.checkpoint.BinlogCheckpoint;
@@ -109,7 +110,8 @@ public final class GlobalBinlogWriter implements Closeable {
         this.segment = segment;
         this.filePreviousSequence = index.last().previousSequence();
         this.lastSequence = checkpoint.lastSequence();
-        this.written = new WrittenState(segment, checkpoint.position(), checkpoint.lastSequence(), checkpoint.shards());
+        this.written = new WrittenState(segment, checkpoint.position(), checkpoint.lastSequence(), checkpoint.shards(),
+                checkpoint.ddl());
         this.tracker = new DurabilityTracker(new DurableMark(new BinlogPosition(checkpoint.file(), checkpoint.position()),
                 checkpoint.lastSequence()));
         this.health = new BinlogHealthState(clock);
@@ -185,6 +187,14 @@ public final class GlobalBinlogWriter implements Closeable {
         return lastSequence;
     }
 
+    /**
+     * The DDL deduplication's memory as of the last transaction written (after {@link #open}: as of the recovered
+     * checkpoint), for the merger that continues the output.
+     */
+    public DdlHistory ddlHistory() {
+        return written.ddl();
+    }
+
     /** The written end (not necessarily durable yet). */
     public synchronized BinlogPosition writtenPosition() {
         return new BinlogPosition(segment.name(), segment.size());
@@ -209,7 +219,7 @@ public final class GlobalBinlogWriter implements Closeable {
             throw e;
         }
         lastSequence = sequence;
-        written.advance(segment, segment.size(), sequence, txn.checkpoints());
+        written.advance(segment, segment.size(), sequence, txn.checkpoints(), txn.ddlHistory());
         if (segment.size() >= config.fileSizeBytes()) {
             rotateFile();
         }
@@ -342,7 +352,7 @@ public final class GlobalBinlogWriter implements Closeable {
         });
         segment = created[0];
         filePreviousSequence = lastSequence;
-        written.advance(segment, segment.size(), lastSequence, List.of());
+        written.advance(segment, segment.size(), lastSequence, List.of(), null);
         old.close();
         log.info("rotated {} ({} bytes) to {} after GTID sequence {}", old.name(), old.size(), nextName, lastSequence);
         purger.purge(clock.instant(), purgeBound());

@@ -77,7 +77,7 @@ public final class MergeStage implements AutoCloseable {
             assemblers.add(new ShardStreamAssembler(i, cp.shard(), cp.resumeFrom(), buffer, this::offer));
         }
         this.sorter = new GlobalSorter<>(this.start, xaMaxWait);
-        this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()));
+        this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()), writer.ddlHistory());
         writer.durability().addListener(onDurable);
     }
 
