@@ -18,7 +18,42 @@ final class CheckpointLedger {
 
     private enum State { PENDING, EMITTED, CONSUMED }
 
-    private record Item(ShardPosition start, ShardPosition end, String key, State state, ShardCheckpoint.Clock before) { }
+    /** One unit; only its state changes (in place: a restate needs no second tree insertion). */
+    private static final class Item {
+        private final ShardPosition start;
+        private final ShardPosition end;
+        private final String key;
+        private final ShardCheckpoint.Clock before;
+        private State state;
+
+        Item(ShardPosition start, ShardPosition end, String key, State state, ShardCheckpoint.Clock before) {
+            this.start = start;
+            this.end = end;
+            this.key = key;
+            this.state = state;
+            this.before = before;
+        }
+
+        ShardPosition start() {
+            return start;
+        }
+
+        ShardPosition end() {
+            return end;
+        }
+
+        String key() {
+            return key;
+        }
+
+        State state() {
+            return state;
+        }
+
+        ShardCheckpoint.Clock before() {
+            return before;
+        }
+    }
 
     private final String shard;
     private final TreeMap<Long, Item> items = new TreeMap<>();
@@ -75,7 +110,7 @@ final class CheckpointLedger {
         if (item == null) {
             throw new IllegalStateException(shard + ": unit " + u + " was never recorded");
         }
-        items.put(u.sequence(), new Item(item.start(), item.end(), item.key(), state, item.before()));
+        item.state = state;
         touched = true;
     }
 

@@ -111,7 +111,10 @@ public final class TransactionMerger {
                 buffers.add(p.payload());
             }
         }
-        long events = buffers.stream().mapToLong(BufferedTransaction::eventCount).sum();
+        long events = 0;
+        for (BufferedTransaction b : buffers) {
+            events += b.eventCount();
+        }
         if (parts.size() == 1 && events == 1) {
             // the assembler buffers a lone event only for DDL (rows come with their TABLE_MAP)
             ShardUnit<BufferedTransaction> unit = parts.get(0);
