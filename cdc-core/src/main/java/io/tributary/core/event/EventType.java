@@ -95,8 +95,24 @@ public enum EventType {
 
     /** The type's name for a code, or {@code "UNKNOWN(<code>)"}; used in messages. */
     public static String nameOf(int code) {
+        if (code >= 0 && code < 256) {
+            return NAMES[code];
+        }
+        return computeName(code);
+    }
+
+    private static String computeName(int code) {
         EventType t = ofCode(code);
         return t == null || t == UNKNOWN ? "UNKNOWN(" + code + ")" : t.name() + "(" + code + ")";
+    }
+
+    /** {@link #nameOf} of every byte code, built once: the decoder asks for it on every event. */
+    private static final String[] NAMES = new String[256];
+
+    static {
+        for (int c = 0; c < 256; c++) {
+            NAMES[c] = computeName(c);
+        }
     }
 
     /** Row events of every generation (pre-GA, v1, v2, partial JSON update, MariaDB compressed). */

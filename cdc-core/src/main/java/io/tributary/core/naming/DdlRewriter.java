@@ -28,8 +28,12 @@ import java.util.Set;
  */
 public final class DdlRewriter {
 
-    /** Result: the logical statement, its normalised form and the logical tables it names. */
-    public record Rewritten(String sql, String normalized, Set<LogicalTable> tables, Set<String> databases) {
+    /**
+     * Result: the logical statement, its normalised form, the logical tables and databases it names, and the
+     * normalised form of the physical statement (what tells two physical copies of one logical statement apart).
+     */
+    public record Rewritten(String sql, String normalized, Set<LogicalTable> tables, Set<String> databases,
+            String physicalNormalized) {
     }
 
     private enum Kind {
@@ -122,11 +126,19 @@ public final class DdlRewriter {
             }
         }
         StringBuilder out = new StringBuilder(sql.length());
-        StringBuilder norm = new StringBuilder(sql.length());
+        for (int i = 0; i < all.size(); i++) {
+            out.append(replacement[i] != null ? replacement[i] : all.get(i).text());
+        }
+        return new Rewritten(out.toString(), normalize(all, replacement), tables, databases,
+                normalize(all, new String[all.size()]));
+    }
+
+    /** Comments dropped, identifiers unquoted, lower case outside string literals, whitespace collapsed, no trailing ';'. */
+    private static String normalize(List<Token> all, String[] replacement) {
+        StringBuilder norm = new StringBuilder();
         for (int i = 0; i < all.size(); i++) {
             Token t = all.get(i);
             String text = replacement[i] != null ? replacement[i] : t.text();
-            out.append(text);
             switch (t.kind()) {
                 case SPACE, COMMENT -> {
                     if (norm.length() > 0 && norm.charAt(norm.length() - 1) != ' ') {
@@ -142,7 +154,7 @@ public final class DdlRewriter {
         while (n.endsWith(";")) {
             n = n.substring(0, n.length() - 1).strip();
         }
-        return new Rewritten(out.toString(), n, tables, databases);
+        return n;
     }
 
     private record Ctx(List<Token> all, List<Integer> code, String[] replacement, String defaultDatabase,

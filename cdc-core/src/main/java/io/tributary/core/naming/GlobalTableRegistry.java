@@ -39,6 +39,10 @@ public final class GlobalTableRegistry {
     private record Assigned(long id, String source) {
     }
 
+    /** The outcome of a table map body already renamed, valid while no layout changed since. */
+    private record Renamed(TableMapEvent body, LogicalTable table, long id, long layoutChanges) {
+    }
+
     private final LogicalNames names;
     private final Consumer<LayoutConflict> listener;
     private final Map<Key, Assigned> ids = new HashMap<>();
@@ -46,6 +50,10 @@ public final class GlobalTableRegistry {
     private final Map<LogicalTable, java.util.Set<java.util.Set<ColumnLayout>>> reportedPairs = new HashMap<>();
     private final Map<String, Map<Long, Long>> physicalIds = new HashMap<>();
     private final List<LayoutConflict> conflicts = new ArrayList<>();
+    /** Per shard and physical table id, the last table map renamed (shard readers share decoded bodies). */
+    private final Map<String, Map<Long, Renamed>> renamed = new HashMap<>();
+    /** Changes of any physical table's current layout: a {@link Renamed} of an earlier count is stale. */
+    private long layoutChanges;
     private long nextId = 1;
 
     /**
@@ -60,6 +68,13 @@ public final class GlobalTableRegistry {
     /** The table map under its logical name and global id. */
     public GlobalEvent.TableMap tableMap(String shard, BinlogEvent event) {
         TableMapEvent map = event.body(TableMapEvent.class);
+        Map<Long, Renamed> byId = renamed.computeIfAbsent(shard, s -> new HashMap<>());
+        Renamed r = byId.get(map.tableId());
+        if (r != null && r.body() == map && r.layoutChanges() == layoutChanges) {
+            // the same decoded body as last time, nothing changed since: same logical table, same id, no new conflict
+            physicalIds.computeIfAbsent(shard, s -> new LinkedHashMap<>()).put(map.tableId(), r.id());
+            return new GlobalEvent.TableMap(event, r.id(), r.table().database(), r.table().table());
+        }
         LogicalTable table = names.logicalTable(map.database(), map.table());
         ColumnLayout layout = ColumnLayout.of(map);
         Key key = new Key(table, layout);
@@ -80,7 +95,13 @@ public final class GlobalTableRegistry {
                 listener.accept(c);
             }
         }
-        layouts.put(source, layout);
+        if (!layout.equals(layouts.put(source, layout))) {
+            layoutChanges++;
+        }
+        if (byId.size() >= 4096) {
+            byId.clear();
+        }
+        byId.put(map.tableId(), new Renamed(map, table, assigned.id(), layoutChanges));
         physicalIds.computeIfAbsent(shard, s -> new LinkedHashMap<>()).put(map.tableId(), assigned.id());
         return new GlobalEvent.TableMap(event, assigned.id(), table.database(), table.table());
     }

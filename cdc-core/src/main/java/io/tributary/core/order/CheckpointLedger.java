@@ -1,11 +1,8 @@
 package io.tributary.core.order;
 
 import io.tributary.core.reader.ShardPosition;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Per shard, which units are done and where a restart must resume: at the first unit that is still
@@ -18,10 +15,49 @@ final class CheckpointLedger {
 
     private enum State { PENDING, EMITTED, CONSUMED }
 
-    private record Item(ShardPosition start, ShardPosition end, String key, State state, ShardCheckpoint.Clock before) { }
+    /** One unit; only its state changes (in place: a restate needs no second tree insertion). */
+    private static final class Item {
+        private final ShardPosition start;
+        private final ShardPosition end;
+        private final String key;
+        private final ShardCheckpoint.Clock before;
+        private State state;
+
+        Item(ShardPosition start, ShardPosition end, String key, State state, ShardCheckpoint.Clock before) {
+            this.start = start;
+            this.end = end;
+            this.key = key;
+            this.state = state;
+            this.before = before;
+        }
+
+        ShardPosition start() {
+            return start;
+        }
+
+        ShardPosition end() {
+            return end;
+        }
+
+        String key() {
+            return key;
+        }
+
+        State state() {
+            return state;
+        }
+
+        ShardCheckpoint.Clock before() {
+            return before;
+        }
+    }
 
     private final String shard;
-    private final TreeMap<Long, Item> items = new TreeMap<>();
+    /**
+     * Items by sequence, ascending, in a ring: units arrive in shard order, so records append at the tail and
+     * done ones leave at the head (a TreeMap's boxing and rebalancing were a visible cost per unit).
+     */
+    private final Items items = new Items();
     private ShardPosition doneThrough;
     private ShardCheckpoint.Clock clockAfterDone;
     private ShardCheckpoint published;
@@ -75,7 +111,7 @@ final class CheckpointLedger {
         if (item == null) {
             throw new IllegalStateException(shard + ": unit " + u + " was never recorded");
         }
-        items.put(u.sequence(), new Item(item.start(), item.end(), item.key(), state, item.before()));
+        item.state = state;
         touched = true;
     }
 
@@ -94,14 +130,13 @@ final class CheckpointLedger {
     }
 
     ShardCheckpoint current() {
-        Iterator<Map.Entry<Long, Item>> it = items.entrySet().iterator();
-        while (it.hasNext()) {
-            Item item = it.next().getValue();
+        while (!items.isEmpty()) {
+            Item item = items.at(0);
             if (item.state() == State.PENDING) {
                 break;
             }
             doneThrough = item.end();
-            it.remove();
+            items.removeFirst();
         }
         if (items.isEmpty()) {
             if (clockNow != null) {
@@ -110,12 +145,106 @@ final class CheckpointLedger {
             return new ShardCheckpoint(shard, doneThrough, java.util.Set.of(), clockAfterDone);
         }
         Set<String> writtenAfter = new LinkedHashSet<>();
-        for (Item item : items.values()) {
+        for (int i = 0; i < items.size(); i++) {
+            Item item = items.at(i);
             if (item.state() == State.EMITTED) {
                 writtenAfter.add(item.key());
             }
         }
-        Item first = items.firstEntry().getValue();
+        Item first = items.at(0);
         return new ShardCheckpoint(shard, first.start(), writtenAfter, first.before());
+    }
+
+    /** A sorted map from sequence to item as a growable ring; appends and head removals in O(1). */
+    private static final class Items {
+        private long[] sequences = new long[16];
+        private Item[] values = new Item[16];
+        private int head;
+        private int size;
+
+        boolean isEmpty() {
+            return size == 0;
+        }
+
+        int size() {
+            return size;
+        }
+
+        Item at(int i) {
+            return values[(head + i) & (values.length - 1)];
+        }
+
+        private long sequenceAt(int i) {
+            return sequences[(head + i) & (values.length - 1)];
+        }
+
+        void removeFirst() {
+            values[head] = null;
+            head = (head + 1) & (values.length - 1);
+            size--;
+        }
+
+        /** The index of {@code sequence}, or {@code -(insertion point) - 1}. */
+        private int indexOf(long sequence) {
+            int lo = 0;
+            int hi = size - 1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                long s = sequenceAt(mid);
+                if (s < sequence) {
+                    lo = mid + 1;
+                } else if (s > sequence) {
+                    hi = mid - 1;
+                } else {
+                    return mid;
+                }
+            }
+            return -lo - 1;
+        }
+
+        Item get(long sequence) {
+            if (size > 0 && sequenceAt(size - 1) == sequence) {
+                return at(size - 1);
+            }
+            int i = indexOf(sequence);
+            return i >= 0 ? at(i) : null;
+        }
+
+        void put(long sequence, Item item) {
+            int at;
+            if (size == 0 || sequenceAt(size - 1) < sequence) {
+                at = size; // the usual case: the shard's next unit
+            } else {
+                int i = indexOf(sequence);
+                if (i >= 0) {
+                    values[(head + i) & (values.length - 1)] = item;
+                    return;
+                }
+                at = -i - 1;
+            }
+            if (size == values.length) {
+                grow();
+            }
+            int mask = values.length - 1;
+            for (int k = size; k > at; k--) {
+                sequences[(head + k) & mask] = sequences[(head + k - 1) & mask];
+                values[(head + k) & mask] = values[(head + k - 1) & mask];
+            }
+            sequences[(head + at) & mask] = sequence;
+            values[(head + at) & mask] = item;
+            size++;
+        }
+
+        private void grow() {
+            long[] s = new long[sequences.length * 2];
+            Item[] v = new Item[values.length * 2];
+            for (int i = 0; i < size; i++) {
+                s[i] = sequenceAt(i);
+                v[i] = at(i);
+            }
+            sequences = s;
+            values = v;
+            head = 0;
+        }
     }
 }

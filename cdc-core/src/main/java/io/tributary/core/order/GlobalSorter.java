@@ -331,9 +331,14 @@ public final class GlobalSorter<P> {
     }
 
     private boolean step() {
-        long closed = lanes.stream().mapToLong(l -> l.lastHeartbeat).min().orElseThrow();
+        // loops, not streams: this runs once per emission
+        long closed = Long.MAX_VALUE;
         // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
-        long firstHeartbeat = lanes.stream().mapToLong(l -> l.firstHeartbeat).min().orElseThrow();
+        long firstHeartbeat = Long.MAX_VALUE;
+        for (Lane l : lanes) {
+            closed = Math.min(closed, l.lastHeartbeat);
+            firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
+        }
         for (XaGroup g : groups.values()) {
             // A heartbeat is written to the shards one after the other, not at one instant: a shard may get
             // beat h+1 before a prepare that another shard's commit (in window h) follows. The beat after that
@@ -537,6 +542,9 @@ public final class GlobalSorter<P> {
      * group waiting at a shard's head is not complete yet (it might join a cycle and change the choice).
      */
     private XaGroup cycleBreaker(long closed) {
+        if (groups.isEmpty()) {
+            return null;
+        }
         List<XaGroup> stuck = new ArrayList<>();
         for (Lane l : lanes) {
             Entry<P> head = l.queue.peekFirst();

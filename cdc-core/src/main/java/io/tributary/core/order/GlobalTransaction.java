@@ -43,6 +43,14 @@ public interface GlobalTransaction {
      */
     List<ShardCheckpoint> checkpoints();
 
+    /**
+     * The DDL deduplication's memory as of this transaction, stored with its checkpoints; null when it did not
+     * change since the previous transaction (the stored one stays).
+     */
+    default DdlHistory ddlHistory() {
+        return null;
+    }
+
     /** Provenance for logs and errors: source shards with their GTIDs or positions, e.g. {@code shard-0 0-101-42}. */
     String provenance();
 }

@@ -2,7 +2,10 @@ package io.tributary.core.naming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.core.order.DdlHistory;
 import io.tributary.core.order.GlobalEvent;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -56,7 +59,7 @@ class DdlDeduplicatorTest {
         // Another statement interleaved is its own.
         assertThat(d.accept("s0", 102, "shop_00", "ALTER TABLE orders_0000 ADD d INT")).isPresent();
         assertThat(d.accept("s2", 103, "shop_02", "ALTER TABLE orders_0002 ADD c INT")).isEmpty();
-        assertThat(d.pendingStatements()).as("c complete, d waiting for s1 and s2").isEqualTo(1);
+        assertThat(d.rememberedStatements()).as("c and d").isEqualTo(2);
         // The same statement again later is a new logical statement.
         assertThat(d.accept("s2", 200, "shop_02", "ALTER TABLE orders_0002 ADD c INT")).isPresent();
         assertThat(d.accept("s1", 201, "shop_01", "ALTER TABLE orders_0001 ADD c INT")).isEmpty();
@@ -68,6 +71,67 @@ class DdlDeduplicatorTest {
         assertThat(d.accept("s0", 1, "shop_00", "DROP TABLE IF EXISTS tmp_0")).isPresent();
         assertThat(d.accept("s0", 2, "shop_00", "DROP TABLE IF EXISTS tmp_0")).isPresent();
         assertThat(d.accept("s1", 3, "shop_01", "DROP TABLE IF EXISTS tmp_1")).isEmpty();
+    }
+
+    @Test
+    void physicalTablesOfOneLogicalTableOnOneShardAreCopiesToo() {
+        DdlDeduplicator d = new DdlDeduplicator(LogicalNames.defaults(), Set.of("s0", "s1"));
+        assertThat(d.accept("s0", 1, "shop_01", "ALTER TABLE orders_0001 ADD c INT")).isPresent();
+        assertThat(d.accept("s0", 2, "shop_01", "ALTER TABLE orders_0002 ADD c INT")).as("same shard, other table").isEmpty();
+        assertThat(d.accept("s1", 3, "shop_02", "ALTER TABLE `orders_0003`  ADD c INT")).as("other shard").isEmpty();
+        assertThat(d.accept("s1", 4, "shop_02", "ALTER TABLE orders_0004 ADD c INT")).isEmpty();
+        // run again on one physical table: a new run of the logical statement, its other copies are duplicates
+        assertThat(d.accept("s1", 5, "shop_02", "alter table `orders_0004` add c int")).isPresent();
+        assertThat(d.accept("s0", 6, "shop_01", "ALTER TABLE orders_0002 ADD c INT")).isEmpty();
+    }
+
+    @Test
+    void addDropAddIsWrittenThreeTimesWhateverTheInterleaving() {
+        String add = "ALTER TABLE orders_%d ADD INDEX ix (c)";
+        String drop = "ALTER TABLE orders_%d DROP INDEX ix";
+        // shard 0 runs all three on both its tables before shard 1 starts
+        DdlDeduplicator d = new DdlDeduplicator(LogicalNames.defaults(), Set.of("s0", "s1"));
+        List<String> out = new ArrayList<>();
+        for (String sql : List.of(add, drop, add)) {
+            for (int t : new int[] {1, 2}) {
+                d.accept("s0", 1, "shop_00", String.format(sql, t)).ifPresent(q -> out.add(q.sql()));
+            }
+        }
+        for (String sql : List.of(add, drop, add)) {
+            for (int t : new int[] {3, 4}) {
+                d.accept("s1", 1, "shop_01", String.format(sql, t)).ifPresent(q -> out.add(q.sql()));
+            }
+        }
+        assertThat(out).containsExactly("ALTER TABLE orders ADD INDEX ix (c)", "ALTER TABLE orders DROP INDEX ix",
+                "ALTER TABLE orders ADD INDEX ix (c)");
+    }
+
+    @Test
+    void theHistoryGivenBackAtARestartRecognisesCopiesAlreadyWritten() {
+        DdlDeduplicator before = new DdlDeduplicator(LogicalNames.defaults(), Set.of("s0", "s1"));
+        assertThat(before.accept("s0", 1, "shop_00", "ALTER TABLE orders_0 ADD c INT")).isPresent();
+        assertThat(before.accept("s0", 2, "shop_00", "ALTER TABLE orders_1 ADD c INT")).isEmpty();
+        DdlHistory stored = before.history();
+        DdlDeduplicator after = new DdlDeduplicator(LogicalNames.defaults(), Set.of("s0", "s1"), stored,
+                DdlDeduplicator.DEFAULT_CAPACITY);
+        assertThat(after.history()).isEqualTo(stored);
+        assertThat(after.accept("s1", 3, "shop_01", "ALTER TABLE orders_2 ADD c INT")).isEmpty();
+        assertThat(after.accept("s0", 4, "shop_00", "ALTER TABLE orders_0 ADD c INT")).as("a new run").isPresent();
+        DdlDeduplicator forgetful = new DdlDeduplicator(LogicalNames.defaults(), Set.of("s0", "s1"));
+        assertThat(forgetful.accept("s1", 3, "shop_01", "ALTER TABLE orders_2 ADD c INT"))
+                .as("without the history the copy would be written again").isPresent();
+    }
+
+    @Test
+    void onlyTheMostRecentlySeenStatementsAreRemembered() {
+        DdlDeduplicator d = new DdlDeduplicator(LogicalNames.defaults(), Set.of("s0", "s1"), DdlHistory.EMPTY, 2);
+        assertThat(d.accept("s0", 1, "shop_00", "ALTER TABLE a_0 ADD c INT")).isPresent();
+        assertThat(d.accept("s0", 1, "shop_00", "ALTER TABLE b_0 ADD c INT")).isPresent();
+        assertThat(d.accept("s1", 1, "shop_01", "ALTER TABLE a_1 ADD c INT")).as("a seen again: now the newest").isEmpty();
+        assertThat(d.accept("s0", 1, "shop_00", "ALTER TABLE c_0 ADD c INT")).isPresent();
+        assertThat(d.rememberedStatements()).isEqualTo(2);
+        assertThat(d.accept("s1", 1, "shop_01", "ALTER TABLE a_1 ADD c INT")).as("a remembered").isPresent();
+        assertThat(d.accept("s1", 1, "shop_01", "ALTER TABLE b_1 ADD c INT")).as("b forgotten: written again").isPresent();
     }
 
     @Test

@@ -101,7 +101,7 @@ final class BinlogSyncer implements Runnable {
                     // the writer rotated away from this segment and forced it to its end before closing it
                 }
             }
-            checkpointFile.write(new BinlogCheckpoint(s.segment().name(), s.position(), s.lastSequence(), s.shards()));
+            checkpointFile.write(new BinlogCheckpoint(s.segment().name(), s.position(), s.lastSequence(), s.shards(), s.ddl()));
             tracker.publish(new DurableMark(s.binlogPosition(), s.lastSequence()));
             health.up(BinlogHealthState.Part.SYNC);
             return true;

@@ -7,6 +7,7 @@ import io.tributary.core.event.BinlogEventEncoder;
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.event.GtidListEvent;
 import io.tributary.core.event.PreviousGtidsEvent;
+import io.tributary.core.order.DdlHistory;
 import io.tributary.core.order.GlobalEvent;
 import io.tributary.core.order.GlobalTransaction;
 import io.tributary.storage.checkpoint.BinlogCheckpoint;
@@ -118,7 +119,8 @@ public final class GlobalBinlogWriter implements Closeable {
         this.segment = segment;
         this.filePreviousSequence = index.last().previousSequence();
         this.lastSequence = checkpoint.lastSequence();
-        this.written = new WrittenState(segment, checkpoint.position(), checkpoint.lastSequence(), checkpoint.shards());
+        this.written = new WrittenState(segment, checkpoint.position(), checkpoint.lastSequence(), checkpoint.shards(),
+                checkpoint.ddl());
         this.tracker = new DurabilityTracker(new DurableMark(new BinlogPosition(checkpoint.file(), checkpoint.position()),
                 checkpoint.lastSequence()));
         this.health = new BinlogHealthState(clock);
@@ -199,6 +201,14 @@ public final class GlobalBinlogWriter implements Closeable {
         return lastSequence;
     }
 
+    /**
+     * The DDL deduplication's memory as of the last transaction written (after {@link #open}: as of the recovered
+     * checkpoint), for the merger that continues the output.
+     */
+    public DdlHistory ddlHistory() {
+        return written.ddl();
+    }
+
     /** The written end (not necessarily durable yet). */
     public synchronized BinlogPosition writtenPosition() {
         return new BinlogPosition(segment.name(), segment.size());
@@ -226,7 +236,7 @@ public final class GlobalBinlogWriter implements Closeable {
         WriteCounters c = counters;
         counters = new WriteCounters(c.transactions() + 1, c.events() + txnEvents, c.rowsEvents() + txnRowsEvents,
                 c.bytes() + segment.size() - start, c.filesCreated());
-        written.advance(segment, segment.size(), sequence, txn.checkpoints());
+        written.advance(segment, segment.size(), sequence, txn.checkpoints(), txn.ddlHistory());
         if (segment.size() >= config.fileSizeBytes()) {
             rotateFile();
         }
@@ -399,7 +409,7 @@ public final class GlobalBinlogWriter implements Closeable {
         filePreviousSequence = lastSequence;
         WriteCounters c = counters;
         counters = new WriteCounters(c.transactions(), c.events(), c.rowsEvents(), c.bytes(), c.filesCreated() + 1);
-        written.advance(segment, segment.size(), lastSequence, List.of());
+        written.advance(segment, segment.size(), lastSequence, List.of(), null);
         old.close();
         rotationObserver.rotating(old.name(), nextName, RotationStep.INDEXED);
         log.info("rotated {} ({} bytes) to {} after GTID sequence {}", old.name(), old.size(), nextName, lastSequence);

@@ -1,5 +1,6 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.order.DdlHistory;
 import io.tributary.core.order.ShardCheckpoint;
 import java.time.Duration;
 import java.util.Collection;
@@ -20,7 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class WrittenState {
 
     /** A consistent view of the written end. */
-    record Snapshot(long version, BinlogSegment segment, long position, long lastSequence, Map<String, ShardCheckpoint> shards) {
+    record Snapshot(long version, BinlogSegment segment, long position, long lastSequence, Map<String, ShardCheckpoint> shards,
+            DdlHistory ddl) {
         BinlogPosition binlogPosition() {
             return new BinlogPosition(segment.name(), position);
         }
@@ -32,20 +34,30 @@ final class WrittenState {
     private BinlogSegment segment;
     private long position;
     private long lastSequence;
+    private DdlHistory ddl;
     private long version;
     private boolean closing;
 
-    WrittenState(BinlogSegment segment, long position, long lastSequence, Map<String, ShardCheckpoint> shards) {
+    WrittenState(BinlogSegment segment, long position, long lastSequence, Map<String, ShardCheckpoint> shards,
+            DdlHistory ddl) {
+        this.ddl = ddl;
         this.segment = segment;
         this.position = position;
         this.lastSequence = lastSequence;
         this.shards = new LinkedHashMap<>(shards);
     }
 
-    /** A transaction ended at {@code newPosition} in {@code newSegment}. */
-    void advance(BinlogSegment newSegment, long newPosition, long sequence, Collection<ShardCheckpoint> checkpoints) {
+    /**
+     * A transaction ended at {@code newPosition} in {@code newSegment}; {@code newDdl} is its DDL history, null when
+     * unchanged.
+     */
+    void advance(BinlogSegment newSegment, long newPosition, long sequence, Collection<ShardCheckpoint> checkpoints,
+            DdlHistory newDdl) {
         lock.lock();
         try {
+            if (newDdl != null) {
+                ddl = newDdl;
+            }
             segment = newSegment;
             position = newPosition;
             lastSequence = sequence;
@@ -101,7 +113,17 @@ final class WrittenState {
     Snapshot snapshot() {
         lock.lock();
         try {
-            return new Snapshot(version, segment, position, lastSequence, Map.copyOf(shards));
+            return new Snapshot(version, segment, position, lastSequence, Map.copyOf(shards), ddl);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The DDL history of the last transaction written (or of the checkpoint the writer opened on). */
+    DdlHistory ddl() {
+        lock.lock();
+        try {
+            return ddl;
         } finally {
             lock.unlock();
         }

@@ -59,6 +59,7 @@ public final class TransactionBuffer implements AutoCloseable {
     private final AtomicLong nextId = new AtomicLong();
     private long memoryUsed;
     private long spilledBytes;
+    private long spilledBytesTotal;
     private boolean closed;
 
     /** A buffer spilling to {@code store}; it follows edits of {@code settings} until closed. */
@@ -92,6 +93,11 @@ public final class TransactionBuffer implements AutoCloseable {
     /** Bytes of event records currently spilled (live, not yet released). */
     public synchronized long spilledBytes() {
         return spilledBytes;
+    }
+
+    /** Bytes of event records ever spilled (cumulative, never decreases): how much went to disk. */
+    public synchronized long spilledBytesTotal() {
+        return spilledBytesTotal;
     }
 
     /** Bytes the spill store uses on disk and in its memtables. */
@@ -186,6 +192,9 @@ public final class TransactionBuffer implements AutoCloseable {
 
     void addSpilled(long bytes) {
         spilledBytes += bytes;
+        if (bytes > 0) {
+            spilledBytesTotal += bytes;
+        }
     }
 
     void forget(BufferedTransaction t) {

@@ -1,5 +1,6 @@
 package io.tributary.storage.checkpoint;
 
+import io.tributary.core.order.DdlHistory;
 import io.tributary.core.order.ShardCheckpoint;
 import io.tributary.core.reader.ShardPosition;
 import java.io.IOException;
@@ -13,7 +14,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -31,14 +34,19 @@ import java.util.zip.CRC32;
  * {@code tributary-checkpoint 1}, {@code binlog <file> <position>}, {@code sequence <n>}, one
  * {@code shard <name> <file> <position> <gtid set> <n> <key>... <heartbeat> <window> <time>} per shard (the
  * last three: the sorter's {@link ShardCheckpoint.Clock}, without which a restarted sorter would order the
- * re-read units differently and could fix an XA transaction's branches too early), {@code crc <crc32>}.
+ * re-read units differently and could fix an XA transaction's branches too early), one
+ * {@code ddl <key> <written> <n> <source> <copies>...} per statement the DDL deduplication remembers (version 3,
+ * oldest first; see {@link io.tributary.core.order.DdlHistory}), {@code crc <crc32>}.
  *
  * <p>Not thread-safe: one thread writes (the binlog syncer); reading happens at startup.
  */
 public final class CheckpointFile {
     private static final String MAGIC = "tributary-checkpoint";
-    /** Version 2 adds each shard's sorter clock; version 1 files (no clock) are still read. */
-    private static final int VERSION = 2;
+    /**
+     * Version 2 adds each shard's sorter clock, version 3 the {@code ddl} lines; older files are still read
+     * (no clock, nothing remembered).
+     */
+    private static final int VERSION = 3;
     private static final String ABSENT = "!";
     /** URL encoding never yields a bare {@code ~} (it writes {@code %7E}), so it can stand for "". */
     private static final String EMPTY = "~";
@@ -121,6 +129,11 @@ public final class CheckpointFile {
             sb.append(' ').append(clock.heartbeat()).append(' ').append(clock.window()).append(' ').append(clock.timeMicros());
             sb.append('\n');
         }
+        for (DdlHistory.Statement st : c.ddl().statements()) {
+            sb.append("ddl ").append(st.key()).append(' ').append(st.written()).append(' ').append(st.copies().size());
+            st.copies().forEach((source, n) -> sb.append(' ').append(source).append(' ').append(n));
+            sb.append('\n');
+        }
         long crc = crc(sb.toString());
         sb.append("crc ").append(crc).append('\n');
         return sb.toString();
@@ -146,8 +159,16 @@ public final class CheckpointFile {
         String[] binlog = fields(lines[1], 3, 2);
         String[] sequence = fields(lines[2], 2, 3);
         Map<String, ShardCheckpoint> shards = new LinkedHashMap<>();
+        List<DdlHistory.Statement> ddl = new ArrayList<>();
         for (int i = 3; i < lines.length - 1; i++) {
             String[] f = lines[i].split(" ");
+            if (version >= 3 && f[0].equals("ddl")) {
+                ddl.add(ddlStatement(f, i + 1));
+                continue;
+            }
+            if (!ddl.isEmpty()) {
+                throw damaged(i + 1, "expected 'ddl' or 'crc' after the 'ddl' lines, found '" + lines[i] + "'");
+            }
             if (f.length < 6 || !f[0].equals("shard")) {
                 throw damaged(i + 1, "expected 'shard <name> <file> <position> <gtids> <n> <keys>', found '" + lines[i] + "'");
             }
@@ -169,9 +190,30 @@ public final class CheckpointFile {
             throw damaged(2, "expected 'binlog <file> <position>' and 'sequence <n>'");
         }
         try {
-            return new BinlogCheckpoint(dec(binlog[1]), number(binlog[2], 2), number(sequence[1], 3), shards);
+            return new BinlogCheckpoint(dec(binlog[1]), number(binlog[2], 2), number(sequence[1], 3), shards,
+                    new DdlHistory(ddl));
         } catch (IllegalArgumentException e) {
             throw damaged(2, e.getMessage());
+        }
+    }
+
+    private DdlHistory.Statement ddlStatement(String[] f, int lineNo) throws IOException {
+        if (f.length < 4) {
+            throw damaged(lineNo, "expected 'ddl <key> <written> <n> <source> <copies>...', found " + f.length + " fields");
+        }
+        int n = (int) number(f[3], lineNo);
+        if (n < 0 || f.length != 4 + 2 * n) {
+            throw damaged(lineNo, "expected " + n + " sources with their copy counts, found " + (f.length - 4)
+                    + " fields after the source count");
+        }
+        Map<String, Integer> copies = new LinkedHashMap<>();
+        for (int k = 0; k < n; k++) {
+            copies.put(f[4 + 2 * k], (int) number(f[5 + 2 * k], lineNo));
+        }
+        try {
+            return new DdlHistory.Statement(f[1], (int) number(f[2], lineNo), copies);
+        } catch (IllegalArgumentException e) {
+            throw damaged(lineNo, e.getMessage());
         }
     }
 

@@ -106,7 +106,7 @@ public final class MergeStage implements AutoCloseable {
         this.lastHeartbeat = new long[this.start.size()];
         this.settled = new AtomicLongArray(this.start.size());
         this.sorter = new GlobalSorter<>(this.start, xaMaxWait);
-        this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()));
+        this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()), writer.ddlHistory());
         writer.durability().addListener(onDurable);
     }
 

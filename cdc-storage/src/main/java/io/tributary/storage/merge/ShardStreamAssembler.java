@@ -75,6 +75,9 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private final TransactionBuffer buffer;
     private final Consumer<ShardUnit<BufferedTransaction>> out;
     private final Map<XaXid, BufferedTransaction> prepared = new HashMap<>();
+    /** Decoded table maps by body bytes (see {@link #tableMap}); cleared at a new format description. */
+    private final Map<BodyKey, TableMapEvent> tableMaps = new HashMap<>();
+    private static final int TABLE_MAP_CACHE = 4096;
 
     private FormatDescription fde;
     private RowsEventDecoder rowsDecoder;
@@ -129,6 +132,9 @@ public final class ShardStreamAssembler implements AutoCloseable {
             d.next();
             fde = d.formatDescription();
             rowsDecoder = new RowsEventDecoder(shard);
+            tableMaps.clear();
+        } else if (fde != null && event.type() == EventType.TABLE_MAP.code()) {
+            handle(tableMap(file, offset, bytes), file, offset, event);
         } else if (fde != null && event.type() != EventType.ROTATE.code() && !event.artificial()) {
             BinlogEventDecoder d = BinlogEventDecoder.continuing(shard + " " + file, fde, offset, bytes, 0, bytes.length,
                     DecoderOptions.FULL);
@@ -137,6 +143,49 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
         }
         before = event.position();
+    }
+
+    /**
+     * A TABLE_MAP event. A shard writes the same table map (same bytes after the header) before every statement
+     * on the table; its body is decoded once and shared, and only the header and checksum are read again. The
+     * shared body also lets the merger recognise a table map it has renamed before.
+     */
+    private BinlogEvent tableMap(String file, long offset, byte[] bytes) {
+        int from = fde.headerLength();
+        int to = bytes.length - fde.checksumLength();
+        BodyKey key = from <= to ? new BodyKey(java.util.Arrays.copyOfRange(bytes, from, to)) : null;
+        TableMapEvent known = key == null ? null : tableMaps.get(key);
+        BinlogEventDecoder d = BinlogEventDecoder.continuing(shard + " " + file, fde, offset, bytes, 0, bytes.length,
+                known == null ? DecoderOptions.FULL : DecoderOptions.HEADERS_ONLY);
+        BinlogEvent e = d.next();
+        if (known == null) {
+            if (key != null && e.body() instanceof TableMapEvent m) {
+                if (tableMaps.size() >= TABLE_MAP_CACHE) {
+                    tableMaps.clear();
+                }
+                tableMaps.put(key, m);
+            }
+            return e;
+        }
+        return new BinlogEvent(e.header(), e.offset(), e.innerOffset(), e.originalTypeCode(), e.buffer(), e.bufferOffset(),
+                e.length(), e.checksumLength(), known);
+    }
+
+    /** A table map's body bytes, compared by content. */
+    private record BodyKey(byte[] body, int hash) {
+        BodyKey(byte[] body) {
+            this(body, java.util.Arrays.hashCode(body));
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof BodyKey k && k.hash == hash && java.util.Arrays.equals(k.body, body);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
     /** The reader resumes at {@code restart}: drop the partial group. */

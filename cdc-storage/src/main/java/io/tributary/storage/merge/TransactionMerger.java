@@ -7,6 +7,7 @@ import io.tributary.core.naming.DdlDeduplicator;
 import io.tributary.core.naming.GlobalTableRegistry;
 import io.tributary.core.naming.LayoutConflict;
 import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.order.DdlHistory;
 import io.tributary.core.order.Emission;
 import io.tributary.core.order.GlobalEvent;
 import io.tributary.core.order.GlobalTransaction;
@@ -51,6 +52,8 @@ public final class TransactionMerger {
     private final DdlDeduplicator ddl;
     private final Map<String, ShardCheckpoint> carried = new LinkedHashMap<>();
     private final List<BufferedTransaction> carriedBuffers = new ArrayList<>();
+    /** {@link DdlDeduplicator#version()} as of the last history handed to a transaction. */
+    private long ddlVersionStored;
 
     /**
      * @param shards    shard names, in index order
@@ -58,9 +61,21 @@ public final class TransactionMerger {
      * @param conflicts told of each logical table whose physical tables differ in columns
      */
     public TransactionMerger(List<String> shards, LogicalNames names, Consumer<LayoutConflict> conflicts) {
+        this(shards, names, conflicts, DdlHistory.EMPTY);
+    }
+
+    /**
+     * @param shards     shard names, in index order
+     * @param names      the naming rules
+     * @param conflicts  told of each logical table whose physical tables differ in columns
+     * @param ddlHistory the DDL deduplication's memory stored with the checkpoints this merger starts from
+     */
+    public TransactionMerger(List<String> shards, LogicalNames names, Consumer<LayoutConflict> conflicts,
+            DdlHistory ddlHistory) {
         this.shards = List.copyOf(shards);
         this.registry = new GlobalTableRegistry(names, conflicts);
-        this.ddl = new DdlDeduplicator(names, new LinkedHashSet<>(shards));
+        this.ddl = new DdlDeduplicator(names, new LinkedHashSet<>(shards), ddlHistory, DdlDeduplicator.DEFAULT_CAPACITY);
+        this.ddlVersionStored = ddl.version();
     }
 
     /** The transaction to write for {@code emission}, or empty when it writes nothing (checkpoints carried). */
@@ -96,7 +111,10 @@ public final class TransactionMerger {
                 buffers.add(p.payload());
             }
         }
-        long events = buffers.stream().mapToLong(BufferedTransaction::eventCount).sum();
+        long events = 0;
+        for (BufferedTransaction b : buffers) {
+            events += b.eventCount();
+        }
         if (parts.size() == 1 && events == 1) {
             // the assembler buffers a lone event only for DDL (rows come with their TABLE_MAP)
             ShardUnit<BufferedTransaction> unit = parts.get(0);
@@ -130,7 +148,12 @@ public final class TransactionMerger {
         List<BufferedTransaction> all = new ArrayList<>(carriedBuffers);
         all.addAll(buffers);
         carriedBuffers.clear();
-        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, all, provenance.toString());
+        DdlHistory history = null;
+        if (ddl.version() != ddlVersionStored) {
+            history = ddl.history();
+            ddlVersionStored = ddl.version();
+        }
+        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, history, all, provenance.toString());
     }
 
     /** Checkpoints of emissions that wrote nothing, not yet carried by a written transaction. */
@@ -145,18 +168,20 @@ public final class TransactionMerger {
         private final List<ShardUnit<BufferedTransaction>> parts;
         private final GlobalEvent.Query query;
         private final List<ShardCheckpoint> checkpoints;
+        private final DdlHistory ddlHistory;
         private final List<BufferedTransaction> buffers;
         private final String provenance;
         private boolean read;
 
         private MergedTransaction(Kind kind, long commitTime, List<ShardUnit<BufferedTransaction>> parts,
-                GlobalEvent.Query query, List<ShardCheckpoint> checkpoints, List<BufferedTransaction> buffers,
-                String provenance) {
+                GlobalEvent.Query query, List<ShardCheckpoint> checkpoints, DdlHistory ddlHistory,
+                List<BufferedTransaction> buffers, String provenance) {
             this.kind = kind;
             this.commitTime = commitTime;
             this.parts = parts;
             this.query = query;
             this.checkpoints = checkpoints;
+            this.ddlHistory = ddlHistory;
             this.buffers = buffers;
             this.provenance = provenance;
         }
@@ -186,6 +211,11 @@ public final class TransactionMerger {
         @Override
         public List<ShardCheckpoint> checkpoints() {
             return checkpoints;
+        }
+
+        @Override
+        public DdlHistory ddlHistory() {
+            return ddlHistory;
         }
 
         @Override

@@ -1,13 +1,16 @@
 package io.tributary.storage.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.core.order.DdlHistory;
 import io.tributary.core.order.ShardCheckpoint;
 import io.tributary.core.reader.ShardPosition;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32;
@@ -29,6 +32,32 @@ class CheckpointFileTest {
         file.write(written);
         // a restarted sorter orders re-read units as before only with the clock it had (invariant 4)
         assertThat(file.read()).contains(written);
+    }
+
+    @Test
+    void theDdlHistoryIsStoredWithTheCheckpointAndADamagedLineIsNamed(@TempDir Path dir) throws Exception {
+        Map<String, ShardCheckpoint> shards = Map.of("shard-0",
+                ShardCheckpoint.at("shard-0", ShardPosition.at("mariadb-bin.000001", 328)));
+        Map<String, Integer> copies = new LinkedHashMap<>();
+        copies.put("src-A_1", 2);
+        copies.put("srcB", 1);
+        DdlHistory ddl = new DdlHistory(List.of(new DdlHistory.Statement("k-1_x", 2, copies),
+                new DdlHistory.Statement("k2", 1, Map.of("srcC", 1))));
+        BinlogCheckpoint written = new BinlogCheckpoint("binlog.000001", 4096, 9, shards, ddl);
+        Path p = dir.resolve("binlog.checkpoint");
+        CheckpointFile file = new CheckpointFile(p, false);
+        file.write(written);
+        assertThat(file.read()).contains(written);
+        assertThat(file.read().orElseThrow().ddl().statements().get(0).copies()).containsExactlyEntriesOf(copies);
+
+        String text = Files.readString(p).replace(" src-A_1 2", " src-A_1 3");
+        String body = text.substring(0, text.lastIndexOf("crc "));
+        CRC32 crc = new CRC32();
+        crc.update(body.getBytes(StandardCharsets.UTF_8));
+        Files.writeString(p, body + "crc " + crc.getValue() + "\n");
+        assertThatThrownBy(file::read).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("binlog.checkpoint is damaged at line 5")
+                .hasMessageContaining("source src-A_1 delivered 3 copies, expected 1..2");
     }
 
     @Test
