@@ -103,7 +103,7 @@ public final class BenchReport {
     private static List<String> cells(BenchRow r) {
         List<String> c = new ArrayList<>();
         c.add(r.scenario());
-        c.add(r.load());
+        c.add(r.variant().isEmpty() ? r.load() : r.load() + ", " + r.variant().substring(r.variant().indexOf('/') + 1));
         c.add(Double.isNaN(r.delayP99Ms()) && Double.isNaN(r.delayMaxMs()) ? "-"
                 : ms(r.delayP50Ms()) + " / " + ms(r.delayP99Ms()) + " / " + ms(r.delayMaxMs()));
         c.add(count(r.eps()));

@@ -43,7 +43,7 @@ import java.util.stream.Stream;
  * <li>import: {@code --import-tables=8,16,32} sharded tables over the 4 shards, one client per table inserting
  *     100-row batches ({@link ImportLoad});</li>
  * <li>oltp: {@code oltp_write_only}-like ({@link OltpLoad}) at {@code --oltp-clients=1,2,4,...} until the shards
- *     saturate (a level that commits less than 5% more shard transactions than the best so far ends it),
+ *     saturate (two levels in a row that commit less than 5% more shard transactions than the best so far end it),
  *     {@code --xa-share=0.1} of the transactions XA over two shards;</li>
  * <li>large: {@code --large-mb=256,1024,4096} single transactions (one shard) and XA transactions (4 branches),
  *     persist off, AUTO and FORCE ({@code --large-modes}); the heap is 512 MB where persist is on; with persist off
@@ -347,7 +347,7 @@ public final class BenchRunner {
                 .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
                         (DaemonProcess.ADMIN_USER + ":" + DaemonProcess.ADMIN_PASSWORD).getBytes(
                                 java.nio.charset.StandardCharsets.UTF_8)))
-                .header("Content-Type", "text/plain")
+                .header("Content-Type", "text/plain").timeout(Duration.ofSeconds(30))
                 .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(value)).build();
         java.net.http.HttpResponse<String> resp = java.net.http.HttpClient.newHttpClient().send(r,
                 java.net.http.HttpResponse.BodyHandlers.ofString());
@@ -367,6 +367,16 @@ public final class BenchRunner {
         try {
             d.close();
         } finally {
+            try (Stream<Path> logs = Files.list(d.directory())) {
+                for (Path log : logs.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+                    if (Files.readString(log, java.nio.charset.StandardCharsets.ISO_8859_1).contains(PIPELINE_STOPPED)) {
+                        Path keep = o.out().resolve("logs").resolve(d.directory().getFileName() + "-" + log.getFileName());
+                        Files.createDirectories(keep.getParent());
+                        Files.copy(log, keep, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        out.println("  the daemon's pipeline had stopped; its log is kept in " + keep);
+                    }
+                }
+            }
             deleteTree(d.directory());
         }
     }
@@ -382,7 +392,7 @@ public final class BenchRunner {
                 DaemonProcess.sum(m, "tributary_binlog_dml_events_total"), DaemonProcess.sum(m, "tributary_binlog_bytes_total"),
                 DaemonProcess.sum(m, "tributary_binlog_transactions_total"),
                 DaemonProcess.sum(m, "tributary_binlog_files_total"), d.cpuSeconds(), shardBinlogBytes(),
-                load == null ? 0 : load.transactions.get());
+                load == null ? -1 : load.transactions.get());
     }
 
     private long shardBinlogBytes() throws SQLException {
@@ -412,7 +422,7 @@ public final class BenchRunner {
                 (b.files() - a.files()) / secs * 60, p50, p99, max,
                 shardBytes > 0 ? (b.cpu() - a.cpu()) / (shardBytes / 1e9) : Double.NaN, sampler.heapPeak(),
                 d.rssPeakBytes(), sampler.rocksPeak(), durableSeconds, shardBytes,
-                (b.clientTxns() - a.clientTxns()) / secs, note);
+                a.clientTxns() < 0 ? Double.NaN : (b.clientTxns() - a.clientTxns()) / secs, note);
     }
 
     /** Runs {@code clients} of a load for one window and measures it. */
@@ -516,6 +526,7 @@ public final class BenchRunner {
         load.prepare();
         double best = 0;
         int done = 0;
+        int flat = 0;
         for (int clients : o.oltpClients()) {
             String label = clients + " clients";
             begin("oltp, " + label);
@@ -529,7 +540,9 @@ public final class BenchRunner {
             });
             add(r);
             done++;
-            if (r.measured() && r.clientTps() < best * 1.05 && !o.quick()) {
+            // saturated: two levels in a row that commit less than 5% more shard transactions than the best so far
+            flat = r.measured() && r.clientTps() < best * 1.05 ? flat + 1 : 0;
+            if (flat == 2 && !o.quick()) {
                 out.printf(Locale.ROOT, "  shards saturated: %.0f shard TPS at %d clients, best so far %.0f%n",
                         r.clientTps(), clients, best);
                 step += o.oltpClients().size() - done;
@@ -558,22 +571,31 @@ public final class BenchRunner {
                 heapMb = Math.max(1024, (long) (limitMb * 1.6) + 512);
                 sizes = o.largeMb().stream().filter(mb -> mb <= fits).toList();
             }
-            DaemonProcess d = startDaemon("large-off", heapMb + "m",
-                    Map.of("storage.isPersistOn", "false", "storage.memoryLimit", limitMb + "MB"));
+            String heap = heapMb + "m";
+            Map<String, String> props = Map.of("storage.isPersistOn", "false", "storage.memoryLimit", limitMb + "MB");
+            DaemonStart start = () -> startDaemon("large-off", heap, props);
+            DaemonProcess d = start.start();
             try {
-                largeRuns(d, load, "off", sizes, "persist off, heap " + heapMb + " MB, memoryLimit " + limitMb + " MB");
+                d = largeRuns(d, start, load, "off", sizes, "persist off, heap " + heapMb + " MB, memoryLimit " + limitMb
+                        + " MB");
             } finally {
                 stopDaemon(d);
             }
         }
         List<String> on = o.largeModes().stream().filter(m -> !m.equals("off")).toList();
         if (!on.isEmpty()) {
-            // AUTO and FORCE share one daemon with the heap capped at 512 MB: the mode is switched by a live edit
+            // AUTO and FORCE share one daemon with the heap capped at 512 MB: the mode is switched by a live edit;
+            // a daemon whose pipeline stopped (e.g. out of memory) is replaced by a fresh one for the next mode
             DaemonProcess d = startDaemon("large-persist", "512m", Map.of("storage.persist.mode", on.get(0)));
             try {
                 for (String mode : on) {
+                    if (!d.isAlive() || d.logContains(PIPELINE_STOPPED)) {
+                        stopDaemon(d);
+                        d = startDaemon("large-" + mode, "512m", Map.of("storage.persist.mode", mode));
+                    }
                     editConfig(d, "storage.persist.mode", mode);
-                    largeRuns(d, load, mode, o.largeMb(), "persist " + mode + ", heap 512 MB");
+                    d = largeRuns(d, () -> startDaemon("large-" + mode, "512m", Map.of("storage.persist.mode", mode)), load,
+                            mode, o.largeMb(), "persist " + mode + ", heap 512 MB");
                 }
             } finally {
                 stopDaemon(d);
@@ -581,8 +603,16 @@ public final class BenchRunner {
         }
     }
 
-    private void largeRuns(DaemonProcess d, LargeTransactionLoad load, String mode, List<Integer> sizes, String note)
-            throws Exception {
+    /** Starts a daemon for the large-transaction runs of one mode. */
+    @FunctionalInterface
+    private interface DaemonStart {
+        DaemonProcess start() throws Exception;
+    }
+
+    /** Runs every size and kind on {@code first}; a daemon whose pipeline stopped is replaced; returns the last one. */
+    private DaemonProcess largeRuns(DaemonProcess first, DaemonStart restart, LargeTransactionLoad load, String mode,
+            List<Integer> sizes, String note) throws Exception {
+        DaemonProcess d = first;
         for (String kind : List.of("single", "XA")) {
             for (int mb : o.largeMb()) {
                 String variant = kind + "/" + mode;
@@ -594,15 +624,18 @@ public final class BenchRunner {
                     continue;
                 }
                 if (!d.isAlive() || d.logContains(PIPELINE_STOPPED)) {
-                    add(BenchRow.failed("large", label, mb, variant, "not run: the daemon (or its pipeline) stopped"
-                            + " earlier"));
-                    continue;
+                    stopDaemon(d); // its log is kept in the report's logs/ folder
+                    d = restart.start();
+                    load.truncate();
+                    purgeShardBinlogs();
                 }
-                add(point("large", label, mb, variant, () -> largeOnce(d, load, kind, mb, label, variant, note)));
+                DaemonProcess now = d;
+                add(point("large", label, mb, variant, () -> largeOnce(now, load, kind, mb, label, variant, note)));
                 load.truncate();
                 purgeShardBinlogs();
             }
         }
+        return d;
     }
 
     private BenchRow largeOnce(DaemonProcess d, LargeTransactionLoad load, String kind, int mb, String label,
