@@ -105,7 +105,22 @@ public final class MergeBenchmark {
         }
     }
 
-    private record Result(long events, long bytes, long written, long nanos, long cpuNanos, long heapAfter) {
+    /** One pass: shard events and bytes in, global transactions out, wall and merge-thread CPU time, heap after. */
+    record Result(long events, long bytes, long written, long nanos, long cpuNanos, long heapAfter) {
+    }
+
+    /**
+     * For the benchmark runner's pipeline-only scenario: {@code shards} streams of {@code shardBytes} each, cut
+     * from the OLTP part (past {@code skip} bytes) of a cached real shard binlog of at least {@code fileBytes};
+     * one warm-up pass, then the measured pass.
+     */
+    static Result measure(int shards, long fileBytes, long skip, long shardBytes, int txnsPerBeat, PrintStream out)
+            throws Exception {
+        Path file = ShardBinlogGenerator.binlogOfAtLeast(fileBytes, out).get(0);
+        byte[] bytes = Files.readAllBytes(file);
+        List<Slice> slices = slices(file.getFileName().toString(), bytes, skip, shardBytes);
+        once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat);
+        return once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat);
     }
 
     private static Result once(int shards, String fileName, byte[] bytes, List<Slice> slices, int txnsPerBeat)
