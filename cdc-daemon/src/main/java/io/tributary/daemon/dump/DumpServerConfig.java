@@ -68,7 +68,8 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         IDLE_TIMEOUT("dump.idleTimeout", "8h", "A connection between statements that sends nothing for this long is"
                 + " closed (MySQL's wait_timeout); never a subscriber receiving the binlog. 1s to 365d."),
         CACHE_SIZE("dump.cache.size", "256MB", "Newest part of the global binlog kept in memory for tailing"
-                + " subscribers (no disk read for them); 0 turns it off. At most the JVM's max heap."),
+                + " subscribers (no disk read for them); 0 turns it off. At most the JVM's max heap. Unset: 256MB or an"
+                + " eighth of the max heap, whichever is smaller (beside the transaction buffer's 25%)."),
         SUBSCRIBER_BUFFER("dump.subscriber.buffer", "1MB", "Bytes queued for one subscriber before it is made to"
                 + " wait: the memory a stalled subscriber may hold. 64KB to 1GB."),
         TLS_ENABLED("dump.tls.enabled", "true", "Offer TLS (clients choose). Without a configured certificate, a"
@@ -204,6 +205,9 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
             }
             return n;
         });
+        if (!p.has(Key.CACHE_SIZE)) {
+            cache = Math.min(256L << 20, maxHeap / 8);
+        }
         Long buffer = p.get(Key.SUBSCRIBER_BUFFER, v -> inRange(ByteSize.parse(v), (long) MIN_SUBSCRIBER_BUFFER,
                 1L << 30));
         Boolean tls = p.get(Key.TLS_ENABLED, DumpServerConfig::parseBoolean);

@@ -140,8 +140,11 @@ public final class TributaryRuntime implements AutoCloseable {
         if (!checkpointed) {
             log.info("shard {}: no checkpoint yet; starting at {} ({})", s.name(), start, s.start());
         }
+        // each reader's read-ahead buffer (Netty direct memory) scales with the heap: 64 MB each would fill a
+        // 512 MB JVM's direct memory with 8 shards before the transaction buffer got any of it
+        long readAhead = Math.max(4L << 20, Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 32));
         return ShardReaderConfig.of(s.name(), s.host(), s.port(), s.user(), s.password(), s.readerServerId(), start)
-                .withTls(s.tls(), null);
+                .withTls(s.tls(), null).withBuffer(10_000, readAhead);
     }
 
     public TributaryConfig config() {

@@ -60,6 +60,15 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
     private final List<ShardReader> readers = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final int ringSize;
+    /**
+     * Bytes of shard events the ring may hold at once: the ring bounds events by count, and with large rows
+     * (512 KB) a full ring of 4096 would be 2 GB, far beyond a small heap. Readers wait above this (their own
+     * buffers then fill and they stop reading the socket); one event larger than it passes alone.
+     */
+    private final long ringBytesLimit = Math.max(4L << 20, Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16));
+    private final Object ringBytesLock = new Object();
+    private long ringBytes;
+    private volatile boolean closing;
     private HandOff<Item> ring;
 
     /**
@@ -121,9 +130,12 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
     }
 
     private void publish(Item item) {
+        long size = item instanceof Event ev ? ev.event().eventSize() : 0;
         try {
+            acquireRingBytes(size);
             ring.publish(item);
         } catch (IllegalStateException e) {
+            releaseRingBytes(size);
             if (item instanceof Event ev) {
                 ev.event().release();
             }
@@ -131,10 +143,41 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         }
     }
 
+    private void acquireRingBytes(long size) {
+        if (size == 0) {
+            return;
+        }
+        synchronized (ringBytesLock) {
+            while (ringBytes > 0 && ringBytes + size > ringBytesLimit) {
+                if (closing || failure() != null) {
+                    throw new IllegalStateException("global binlog pipeline is " + (closing ? "closing" : "stopped"));
+                }
+                try {
+                    ringBytesLock.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for room in the merge ring", e);
+                }
+            }
+            ringBytes += size;
+        }
+    }
+
+    private void releaseRingBytes(long size) {
+        if (size == 0) {
+            return;
+        }
+        synchronized (ringBytesLock) {
+            ringBytes -= size;
+            ringBytesLock.notifyAll();
+        }
+    }
+
     /** Runs on the merge thread; drains the sorter once per batch of waiting items (see {@link MergeStage#accept}). */
     private void handle(Item item, boolean endOfBatch) {
         try {
             if (item instanceof Event e) {
+                releaseRingBytes(e.event().eventSize());
                 stage.accept(e.shard(), e.event(), endOfBatch);
             } else if (item instanceof Rewind r) {
                 stage.rewind(r.shard(), r.restart());
@@ -212,6 +255,7 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
     /** Stops the readers, drains the ring into the writer, frees what the merge stage still holds. */
     @Override
     public synchronized void close() {
+        closing = true;
         for (ShardReader r : readers) {
             r.close();
         }
