@@ -57,6 +57,16 @@ public final class GlobalSorter<P> {
     /** A queued TRANSACTION or XA_COMMIT with its key. */
     private record Entry<P>(ShardUnit<P> unit, SortKey key) { }
 
+    /**
+     * One XA branch: its shard and its xid. The xid alone does not name a branch: each shard is its own
+     * server, so {@code XA START 'tx1'} (default empty bqual) on two shards gives two branches with one xid.
+     */
+    private record Branch(int shard, XaXid xid) {
+        static Branch of(ShardUnit<?> unit) {
+            return new Branch(unit.shard(), unit.xid());
+        }
+    }
+
 
     private final class Lane {
         final int shard;
@@ -102,9 +112,9 @@ public final class GlobalSorter<P> {
     /** The branches of one gtrid seen so far. */
     private final class XaGroup {
         final String gtrid;
-        final Map<XaXid, ShardUnit<P>> prepared = new LinkedHashMap<>();
-        final Map<XaXid, Entry<P>> commits = new LinkedHashMap<>();
-        final Set<XaXid> abandoned = new HashSet<>();
+        final Map<Branch, ShardUnit<P>> prepared = new LinkedHashMap<>();
+        final Map<Branch, Entry<P>> commits = new LinkedHashMap<>();
+        final Set<Branch> abandoned = new HashSet<>();
         long firstCommitWindow = -1;
         /** Shards with a commit of this group that have not received a heartbeat since. */
         final Set<Integer> awaitingBeat = new HashSet<>();
@@ -117,7 +127,7 @@ public final class GlobalSorter<P> {
         }
 
         boolean complete() {
-            for (XaXid x : prepared.keySet()) {
+            for (Branch x : prepared.keySet()) {
                 if (!commits.containsKey(x) && !abandoned.contains(x)) {
                     return false;
                 }
@@ -223,7 +233,7 @@ public final class GlobalSorter<P> {
                 case HEARTBEAT -> heartbeat(lane, unit, before);
                 case TRANSACTION -> enqueue(lane, unit, before);
                 case XA_PREPARE -> {
-                    groups.computeIfAbsent(unit.gtrid(), XaGroup::new).prepared.put(unit.xid(), unit);
+                    groups.computeIfAbsent(unit.gtrid(), XaGroup::new).prepared.put(Branch.of(unit), unit);
                     lane.ledger.pending(unit, before);
                 }
                 case XA_COMMIT -> commit(lane, unit, before);
@@ -258,7 +268,7 @@ public final class GlobalSorter<P> {
 
     private void commit(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
         XaGroup group = groups.get(unit.gtrid());
-        if (group == null || !group.prepared.containsKey(unit.xid())) {
+        if (group == null || !group.prepared.containsKey(Branch.of(unit))) {
             log.warn("shard {}: XA COMMIT {} of a branch whose prepare was not read (it precedes the start position);"
                     + " nothing to write", unit.shard(), unit.xid());
             lane.ledger.consumed(unit, before);
@@ -266,7 +276,7 @@ public final class GlobalSorter<P> {
         }
         enqueue(lane, unit, before);
         Entry<P> entry = lane.queue.peekLast();
-        group.commits.put(unit.xid(), entry);
+        group.commits.put(Branch.of(unit), entry);
         group.awaitingBeat.add(lane.shard);
         if (group.firstCommitWindow < 0) {
             group.firstCommitWindow = entry.key().window();
@@ -275,14 +285,15 @@ public final class GlobalSorter<P> {
 
     private void rollback(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
         XaGroup group = groups.get(unit.gtrid());
-        ShardUnit<P> prepare = group == null ? null : group.prepared.get(unit.xid());
+        Branch branch = Branch.of(unit);
+        ShardUnit<P> prepare = group == null ? null : group.prepared.get(branch);
         if (prepare == null) {
             log.warn("shard {}: XA ROLLBACK {} of a branch whose prepare was not read; nothing to drop", unit.shard(),
                     unit.xid());
-        } else if (group.commits.containsKey(unit.xid())) {
+        } else if (group.commits.containsKey(branch)) {
             log.warn("shard {}: XA ROLLBACK {} after its commit; ignored", unit.shard(), unit.xid());
         } else {
-            group.prepared.remove(unit.xid());
+            group.prepared.remove(branch);
             lane(prepare.shard()).ledger.consumed(prepare);
             if (group.prepared.isEmpty()) {
                 groups.remove(group.gtrid);
@@ -411,7 +422,7 @@ public final class GlobalSorter<P> {
             // favour; once they are, the group chosen to break them is emittable now, and g is not it
             return breaker == null;
         }
-        for (Map.Entry<XaXid, ShardUnit<P>> b : g.prepared.entrySet()) {
+        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
             if (g.abandoned.contains(b.getKey())) {
                 continue;
             }
@@ -443,7 +454,7 @@ public final class GlobalSorter<P> {
         if (!seen.add(from)) {
             return false;
         }
-        for (Map.Entry<XaXid, ShardUnit<P>> b : from.prepared.entrySet()) {
+        for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
             Entry<P> c = from.commits.get(b.getKey());
             Entry<P> head = lanes.get(c != null ? c.unit().shard() : b.getValue().shard()).queue.peekFirst();
             if (head == null || head == c || head.unit().kind() != Kind.XA_COMMIT) {
@@ -473,7 +484,7 @@ public final class GlobalSorter<P> {
     /** The smallest key {@code g} can have: its commits read so far, and where its missing commits can still land. */
     private SortKey lowerBound(XaGroup g) {
         SortKey k = g.commits.values().stream().map(Entry::key).max(Comparator.naturalOrder()).orElseThrow();
-        for (Map.Entry<XaXid, ShardUnit<P>> b : g.prepared.entrySet()) {
+        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
             if (g.commits.containsKey(b.getKey()) || g.abandoned.contains(b.getKey())) {
                 continue;
             }
@@ -495,7 +506,7 @@ public final class GlobalSorter<P> {
     private void emitGroup(XaGroup g, boolean outOfOrder) {
         List<ShardUnit<P>> branches = new ArrayList<>();
         List<ShardUnit<P>> commits = new ArrayList<>();
-        for (Map.Entry<XaXid, ShardUnit<P>> b : g.prepared.entrySet()) {
+        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
             Entry<P> c = g.commits.get(b.getKey());
             if (c == null) {
                 continue; // abandoned
@@ -515,7 +526,7 @@ public final class GlobalSorter<P> {
         List<Integer> abandoned = g.abandoned.stream().map(x -> g.prepared.get(x).shard()).sorted().toList();
         groups.remove(g.gtrid);
         // branches given up keep waiting for their own commit, as a group of their own
-        for (XaXid x : g.abandoned) {
+        for (Branch x : g.abandoned) {
             XaGroup late = groups.computeIfAbsent(g.gtrid, XaGroup::new);
             late.prepared.put(x, g.prepared.get(x));
             late.participantsFixed = true;
@@ -525,7 +536,7 @@ public final class GlobalSorter<P> {
 
     private void abandonMissing(XaGroup g) {
         List<Integer> shards = new ArrayList<>();
-        for (Map.Entry<XaXid, ShardUnit<P>> b : g.prepared.entrySet()) {
+        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
             if (!g.commits.containsKey(b.getKey()) && g.abandoned.add(b.getKey())) {
                 shards.add(b.getValue().shard());
             }

@@ -13,8 +13,9 @@ import java.util.TreeMap;
  * Seeded, generated binlogs of N shards that lived through one common timeline: single-shard
  * transactions, XA transactions over 2..N shards (every branch prepares before any commits; some roll
  * back; some branches commit long after the others), and a heartbeat written to every shard every
- * {@code heartbeatMs} with a little jitter per shard. Each shard's units are in its commit order, with
- * positions {@code bin.000001:<offset>}. Payloads are the unit keys, so outputs compare as strings.
+ * {@code heartbeatMs} with a little jitter per shard. Every other XA transaction has the same xid (empty
+ * bqual) on all its shards, as {@code XA START 'x'} on each shard gives. Each shard's units are in its
+ * commit order, with positions {@code bin.000001:<offset>}. Payloads are the unit keys, so outputs compare as strings.
  */
 final class ShardHistory {
 
@@ -66,11 +67,13 @@ final class ShardHistory {
                 branches = new ArrayList<>(branches.subList(0, Math.max(2, r.nextInt(branches.size()) + 1)));
                 branches.sort(null);
                 String gtrid = "X" + t;
+                // every other one uses the same xid (empty bqual) on each shard, as XA START 'x' does by hand
+                boolean sameXid = t % 2 == 0;
                 boolean rollback = r.nextInt(6) == 0;
                 long prepareAt = now;
                 for (int s : branches) {
                     long ts = free(timeline.get(s), prepareAt += 1 + r.nextInt(3_000));
-                    timeline.get(s).put(ts, unit(s, Kind.XA_PREPARE, ts, xid(gtrid, s), gtrid + "-p" + s, secondsOnlyTimestamps));
+                    timeline.get(s).put(ts, unit(s, Kind.XA_PREPARE, ts, xid(gtrid, s, sameXid), gtrid + "-p" + s, secondsOnlyTimestamps));
                 }
                 // commits: after all prepares; sometimes much later (other transactions and heartbeats in between)
                 long commitAt = prepareAt + 1 + r.nextInt(r.nextInt(5) == 0 ? 400_000 : 20_000);
@@ -84,7 +87,7 @@ final class ShardHistory {
                     if (xaCount == lost && s == order.get(order.size() - 1) && !rollback) {
                         continue; // this branch never commits
                     }
-                    timeline.get(s).put(ts, unit(s, rollback ? Kind.XA_ROLLBACK : Kind.XA_COMMIT, ts, xid(gtrid, s),
+                    timeline.get(s).put(ts, unit(s, rollback ? Kind.XA_ROLLBACK : Kind.XA_COMMIT, ts, xid(gtrid, s, sameXid),
                             gtrid + (rollback ? "-r" : "-c") + s, secondsOnlyTimestamps));
                     commitTimes.add(ts);
                 }
@@ -128,8 +131,9 @@ final class ShardHistory {
                 null);
     }
 
-    private static XaXid xid(String gtrid, int shard) {
-        return new XaXid(1, gtrid.getBytes(StandardCharsets.US_ASCII), ("b" + shard).getBytes(StandardCharsets.US_ASCII));
+    private static XaXid xid(String gtrid, int shard, boolean sameOnEveryShard) {
+        return new XaXid(1, gtrid.getBytes(StandardCharsets.US_ASCII),
+                (sameOnEveryShard ? "" : "b" + shard).getBytes(StandardCharsets.US_ASCII));
     }
 
     /** The commit-order position of each unit key on its shard. */

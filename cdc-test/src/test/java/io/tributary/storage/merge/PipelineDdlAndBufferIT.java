@@ -54,8 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The pipeline on 2 live MariaDB shards, for what the big {@link GlobalBinlogPipelineIT} does not cover: DDL
  * copies (several physical tables per shard, a restart between the copies), a transaction larger than the
- * buffer with {@code storage.isPersistOn=false}, and {@code storage.persist} edits in the middle of a large
- * transaction.
+ * buffer with {@code storage.isPersistOn=false}, {@code storage.persist} edits in the middle of a large
+ * transaction, and XA branches with one full xid on both shards.
  */
 @WithShards(count = 2, flavor = ShardFlavor.MARIADB_10_11)
 class PipelineDdlAndBufferIT {
@@ -186,6 +186,71 @@ class PipelineDdlAndBufferIT {
                 .hasSize((int) written).hasSizeGreaterThanOrEqualTo(2).allSatisfy(t -> assertThat(t.rows()).hasSize(48));
         assertThat(globalRows(dir.resolve("binlog"))).as("the rows, byte for byte, in the shards' order")
                 .isEqualTo(shardRows(shards, setup.starts));
+    }
+
+    /**
+     * {@code XA START 'same'} on both shards with the default empty bqual: two branches with one full xid, legal
+     * since each shard is its own server. Once they stopped the pipeline in the sorter (NullPointerException);
+     * they must become one transaction with both shards' rows, also when two such transactions' commits cross.
+     */
+    @Test
+    void theSameXaXidOnTwoShardsIsOneTransactionWithBothShardsRows(ShardCluster shards, @TempDir Path dir)
+            throws Exception {
+        List<ShardInfo> infos = shards.infos();
+        for (ShardInfo s : infos) {
+            sql(s, "CREATE DATABASE IF NOT EXISTS xa_" + s.index());
+            sql(s, "CREATE TABLE IF NOT EXISTS xa_" + s.index() + ".items_0001 (id INT PRIMARY KEY, name VARCHAR(16))");
+        }
+        Setup setup = new Setup(infos, dir, Map.of());
+        try (setup; Run run = setup.run(Map.of())) {
+            xaPrepare(infos, "same", 1);
+            xaCommit(infos.get(0), "same");
+            xaCommit(infos.get(1), "same");
+            run.awaitWritten(1);
+            // two more, committed in opposite orders on the two shards: the sorter must break the cycle
+            xaPrepare(infos, "x1", 2);
+            xaPrepare(infos, "x2", 3);
+            xaCommit(infos.get(0), "x1");
+            xaCommit(infos.get(0), "x2");
+            xaCommit(infos.get(1), "x2");
+            xaCommit(infos.get(1), "x1");
+            run.awaitWritten(3);
+            run.awaitQuiet();
+        }
+        List<OutTxn> out = readGlobal(dir.resolve("binlog"));
+        List<String> shardRows = shardRows(shards, setup.starts);
+        assertThat(shardRows).as("rows the shards logged: 3 on each").hasSize(6);
+        List<String> shard0 = shardRows.subList(0, 3);
+        List<String> shard1 = shardRows.subList(3, 6);
+        assertThat(out).as("one global transaction per XA transaction").hasSize(3);
+        assertThat(out.get(0).rows()).as("XA 'same': shard 0's row, then shard 1's")
+                .containsExactly(shard0.get(0), shard1.get(0));
+        for (OutTxn t : out.subList(1, 3)) {
+            assertThat(t.rows()).as("a crossing XA transaction: one row of each shard").hasSize(2);
+            assertThat(shard0).contains(t.rows().get(0));
+            assertThat(shard1).contains(t.rows().get(1));
+        }
+        assertThat(globalRows(dir.resolve("binlog"))).as("every row once")
+                .containsExactlyInAnyOrderElementsOf(shardRows);
+    }
+
+    /**
+     * On every shard, on a connection of its own: XA START (default bqual), one row {@code id}/{@code xid}, XA END,
+     * XA PREPARE. The prepared branch outlives the connection (MariaDB 10.5+), which holds one XA at a time.
+     */
+    private static void xaPrepare(List<ShardInfo> infos, String xid, int id) throws SQLException {
+        for (ShardInfo s : infos) {
+            try (Connection c = s.openAdminConnection(); Statement st = c.createStatement()) {
+                st.execute("XA START '" + xid + "'");
+                st.execute("INSERT INTO xa_" + s.index() + ".items_0001 VALUES (" + id + ", '" + xid + "')");
+                st.execute("XA END '" + xid + "'");
+                st.execute("XA PREPARE '" + xid + "'");
+            }
+        }
+    }
+
+    private static void xaCommit(ShardInfo s, String xid) throws SQLException {
+        sql(s, "XA COMMIT '" + xid + "'");
     }
 
     // ------------------------------------------------------------------------------------------------------
