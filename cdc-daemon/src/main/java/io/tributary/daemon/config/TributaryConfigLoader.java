@@ -7,11 +7,11 @@ import io.tributary.daemon.dump.DumpConfigException;
 import io.tributary.daemon.dump.DumpServerConfig;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogConfigException;
+import io.tributary.storage.buffer.DurationText;
 import io.tributary.storage.buffer.InvalidConfigurationException;
 import io.tributary.storage.buffer.PersistConfig;
 import io.tributary.storage.buffer.PersistSettings;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -40,7 +40,6 @@ import org.springframework.core.env.PropertySource;
  */
 public final class TributaryConfigLoader {
 
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private static final int MAX_SHARDS = 1024;
     /** Default base of the readers' server ids: high, so it does not meet the small ids replicas usually get. */
@@ -238,9 +237,11 @@ public final class TributaryConfigLoader {
 
     private Duration duration(String key, String dflt, Duration min, Duration max, List<String> problems) {
         String v = env.getProperty(key, dflt).strip();
-        Duration d = parseDuration(v);
-        if (d == null) {
-            problems.add(TributaryConfigException.message(key, v, "not a duration (e.g. 100ms, 10s, 5m)"));
+        Duration d;
+        try {
+            d = DurationText.parse(v, "100ms, 10s, 5m");
+        } catch (IllegalArgumentException e) {
+            problems.add(TributaryConfigException.message(key, v, e.getMessage()));
             return Duration.ZERO;
         }
         if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
@@ -249,24 +250,6 @@ public final class TributaryConfigLoader {
         return d;
     }
 
-    static Duration parseDuration(String v) {
-        Matcher m = DURATION.matcher(v.toLowerCase(Locale.ROOT));
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
-        try {
-            return Duration.parse(v);
-        } catch (DateTimeParseException e) {
-            return null;
-        }
-    }
 
     private static int port(String key, String v, List<String> problems) {
         try {

@@ -2,12 +2,12 @@ package io.tributary.daemon.dump;
 
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.storage.buffer.ByteSize;
+import io.tributary.storage.buffer.DurationText;
 
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -113,7 +113,6 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         }
     }
 
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
     private static final Pattern USER_KEY = Pattern.compile("dump\\.users\\[(\\d+)]\\.(.+)");
     private static final int MAX_USERS = 1024;
     private static final int MAX_USER_NAME = 80;
@@ -384,22 +383,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
 
     /** {@code 10s}, {@code 8h}, {@code 500ms}, or ISO-8601 ({@code PT8H}). */
     static Duration parseDuration(String v) {
-        Matcher m = DURATION.matcher(v);
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2).toLowerCase(Locale.ROOT)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
-        try {
-            return Duration.parse(v);
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("not a duration (e.g. 500ms, 10s, 5m, 8h, 1d, PT8H)");
-        }
+        return DurationText.parse(v, "500ms, 10s, 5m, 8h, 1d, PT8H");
     }
 
     private static Path readableFile(String v) {

@@ -1,10 +1,10 @@
 package io.tributary.storage.binlog;
 
 import io.tributary.core.event.BinlogFlavor;
+import io.tributary.storage.buffer.DurationText;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -80,7 +80,6 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
     }
 
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([KMGT]?B?)?", Pattern.CASE_INSENSITIVE);
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
 
     public BinlogConfig {
         Objects.requireNonNull(dir, "dir");
@@ -188,29 +187,7 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
 
     /** {@code 10ms}, {@code 7d}, {@code 0}, {@code PT10S}. */
     static Duration parseDuration(String v) {
-        String s = v.strip();
-        if (s.equals("0")) {
-            return Duration.ZERO;
-        }
-        if (s.toUpperCase(Locale.ROOT).startsWith("P")) {
-            try {
-                return Duration.parse(s);
-            } catch (DateTimeParseException e) {
-                throw new IllegalArgumentException("not an ISO-8601 duration");
-            }
-        }
-        Matcher m = DURATION.matcher(s);
-        if (!m.matches()) {
-            throw new IllegalArgumentException("not a duration (e.g. 10ms, 30s, 5m, 12h, 7d, PT10S)");
-        }
-        long n = Long.parseLong(m.group(1));
-        return switch (m.group(2).toLowerCase(Locale.ROOT)) {
-            case "ms" -> Duration.ofMillis(n);
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            case "h" -> Duration.ofHours(n);
-            default -> Duration.ofDays(n);
-        };
+        return DurationText.parse(v, "10ms, 30s, 5m, 12h, 7d, PT10S");
     }
 
     private static <T> void check(List<String> problems, Key key, T value, java.util.function.Predicate<T> ok,
