@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.tributary.daemon.config.ShardConfig;
+import io.tributary.daemon.dump.DumpServer;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.binlog.WriteCounters;
 import io.tributary.storage.buffer.TransactionBuffer;
@@ -82,32 +83,45 @@ public final class TributaryMetrics implements MergeStage.DelayListener {
         gauge("tributary.buffer.transactions", Tags.of("state", "open"), null, b -> b.openTransactions());
         gauge("tributary.buffer.transactions", Tags.of("state", "spilled"), null, b -> b.spilledTransactions());
         gauge("tributary.spill.store.bytes", Tags.empty(), "bytes", b -> b.spillStoreBytes());
-        Gauge.builder("tributary.dump.connections", this, m -> {
-            TributaryRuntime r = m.runtime;
-            return r == null || r.dump() == null ? Double.NaN : r.dump().connectionCount();
-        }).description("Open connections to the dump server (subscribers and others)").register(registry);
-        Gauge.builder("tributary.dump.subscribers", this, m -> {
-            TributaryRuntime r = m.runtime;
-            return r == null || r.dump() == null ? Double.NaN : r.dump().subscriberCount();
-        }).description("Connections receiving the global binlog (COM_BINLOG_DUMP / _GTID)").register(registry);
-        Gauge.builder("tributary.dump.subscriber.backlog.max", this, m -> {
-            TributaryRuntime r = m.runtime;
-            return r == null || r.dump() == null ? Double.NaN : r.dump().largestSubscriberBacklogBytes();
-        }).baseUnit("bytes").description("Bytes queued in memory for the most lagging subscriber (bounded by"
-                + " dump.subscriber.buffer; a subscriber further behind reads the files)").register(registry);
-        FunctionCounter.builder("tributary.dump.events.from.files", this, m -> {
-            TributaryRuntime r = m.runtime;
-            return r == null || r.dump() == null ? 0 : r.dump().eventsReadFromFiles();
-        }).description("Events subscribers read from the files (catching up); tailing ones read the cache")
-                .register(registry);
-        FunctionCounter.builder("tributary.dump.events.from.cache", this, m -> {
-            TributaryRuntime r = m.runtime;
-            return r == null || r.dump() == null ? 0 : r.dump().eventsServedFromCache();
-        }).description("Events sent to subscribers from the shared tail cache").register(registry);
+        dumpGauge("tributary.dump.connections", null, "Open connections to the dump server (subscribers and others)",
+                DumpServer::connectionCount);
+        dumpGauge("tributary.dump.subscribers", null, "Connections receiving the global binlog (COM_BINLOG_DUMP / _GTID)",
+                DumpServer::subscriberCount);
+        dumpGauge("tributary.dump.subscriber.backlog.max", "bytes", "Bytes queued in memory for the most lagging"
+                + " subscriber (bounded by dump.subscriber.buffer; a subscriber further behind reads the files)",
+                DumpServer::largestSubscriberBacklogBytes);
+        dumpCounter("tributary.dump.events.from.files",
+                "Events subscribers read from the files (catching up); tailing ones read the cache",
+                DumpServer::eventsReadFromFiles);
+        dumpCounter("tributary.dump.events.from.cache", "Events sent to subscribers from the shared tail cache",
+                DumpServer::eventsServedFromCache);
     }
 
     private void counter(String name, String description, java.util.function.ToLongFunction<WriteCounters> f) {
         FunctionCounter.builder(name, this, m -> f.applyAsLong(m.counters())).description(description).register(registry);
+    }
+
+    private DumpServer dump() {
+        TributaryRuntime r = runtime;
+        return r == null ? null : r.dump();
+    }
+
+    private void dumpGauge(String name, String unit, String description, ToDoubleFunction<DumpServer> f) {
+        Gauge.Builder<TributaryMetrics> b = Gauge.builder(name, this, m -> {
+            DumpServer d = m.dump();
+            return d == null ? Double.NaN : f.applyAsDouble(d);
+        }).description(description);
+        if (unit != null) {
+            b.baseUnit(unit);
+        }
+        b.register(registry);
+    }
+
+    private void dumpCounter(String name, String description, java.util.function.ToLongFunction<DumpServer> f) {
+        FunctionCounter.builder(name, this, m -> {
+            DumpServer d = m.dump();
+            return d == null ? 0 : f.applyAsLong(d);
+        }).description(description).register(registry);
     }
 
     private void gauge(String name, Tags tags, String unit, ToDoubleFunction<TransactionBuffer> f) {
