@@ -1,15 +1,14 @@
 package io.tributary.daemon.preflight;
 
 import io.tributary.daemon.config.ShardConfig;
+import io.tributary.daemon.config.ShardJdbc;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
 
 /**
  * Checks, before anything starts, that a shard can feed Tributary: the account can log in, the binlog
@@ -27,18 +26,7 @@ public final class ShardPreflight {
     public static List<String> check(ShardConfig shard) {
         List<String> problems = new ArrayList<>();
         String where = "shard " + shard.name() + " (" + shard.host() + ":" + shard.port() + ")";
-        Properties props = new Properties();
-        props.setProperty("user", shard.user());
-        props.setProperty("password", shard.password());
-        props.setProperty("connectTimeout", "5000");
-        if (shard.tls()) {
-            props.setProperty("sslMode", "verify-full");
-        } else {
-            // MySQL 8's default caching_sha2_password needs the server's RSA key without TLS
-            props.setProperty("allowPublicKeyRetrieval", "true");
-        }
-        String url = "jdbc:mariadb://" + shard.host() + ":" + shard.port() + "/";
-        try (Connection c = DriverManager.getConnection(url, props); Statement s = c.createStatement()) {
+        try (Connection c = ShardJdbc.connect(shard); Statement s = c.createStatement()) {
             String version = single(s, "SELECT VERSION()");
             boolean mariaDb = version.toLowerCase(Locale.ROOT).contains("mariadb");
             expect(problems, where, "log_bin", single(s, "SELECT @@GLOBAL.log_bin"), "1",

@@ -5,6 +5,7 @@ import io.tributary.core.order.ShardCheckpoint;
 import io.tributary.core.reader.ShardPosition;
 import io.tributary.core.reader.ShardReaderConfig;
 import io.tributary.daemon.config.ShardConfig;
+import io.tributary.daemon.config.ShardJdbc;
 import io.tributary.daemon.config.TributaryConfig;
 import io.tributary.daemon.dump.DumpServer;
 import io.tributary.daemon.dump.LiveVariables;

@@ -1,8 +1,6 @@
-package io.tributary.daemon.runtime;
+package io.tributary.daemon.config;
 
 import io.tributary.core.reader.ShardPosition;
-import io.tributary.daemon.config.ShardConfig;
-import io.tributary.daemon.config.ShardStart;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -10,13 +8,16 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
 
-/** SQL connections to a shard (heartbeats, start positions), with the shard's account and TLS setting. */
-final class ShardJdbc {
+/**
+ * SQL connections to a shard with its account and TLS setting: the preflight checks, the heartbeats and the
+ * start positions all connect through here.
+ */
+public final class ShardJdbc {
 
     private ShardJdbc() {
     }
 
-    static Connection connect(ShardConfig shard) throws SQLException {
+    public static Connection connect(ShardConfig shard) throws SQLException {
         Properties props = new Properties();
         props.setProperty("user", shard.user());
         props.setProperty("password", shard.password());
@@ -31,7 +32,7 @@ final class ShardJdbc {
     }
 
     /** Where {@code cdc.shards[i].start} says the shard's reader begins, asked of the shard itself. */
-    static ShardPosition resolve(ShardConfig shard) throws SQLException {
+    public static ShardPosition resolve(ShardConfig shard) throws SQLException {
         ShardStart start = shard.start();
         if (start.kind() == ShardStart.Kind.POSITION) {
             return start.position();
