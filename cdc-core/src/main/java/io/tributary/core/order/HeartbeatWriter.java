@@ -9,9 +9,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,8 +40,10 @@ import org.slf4j.LoggerFactory;
  * shard that cannot be written is logged and retried at the next beat (reconnecting); the others keep
  * beating.
  *
- * <p>Threading: beats run on one scheduler thread, {@code cdc-heartbeat}; {@link #beat()} may also be
- * called directly (tests) but not concurrently with the scheduler. JDBC drivers come from the caller's
+ * <p>Threading: beats run on one scheduler thread, {@code cdc-heartbeat}, which hands each shard's write to
+ * that shard's own thread ({@code cdc-heartbeat-<shard>}): a beat takes as long as the slowest shard, and a
+ * hanging shard holds back only its own heartbeats. {@link #beat()} may also be called directly (tests; it
+ * waits for every write) but not concurrently with the scheduler. JDBC drivers come from the caller's
  * connection factories: this class knows only {@code java.sql}.
  */
 public final class HeartbeatWriter implements AutoCloseable {
@@ -87,6 +93,13 @@ public final class HeartbeatWriter implements AutoCloseable {
     private final long[] lastWarnedMicros;
     private final Duration interval;
     private final LongSupplier clockMicros;
+    /** One thread per shard for its writes, so a slow shard delays only its own heartbeats. */
+    private final ExecutorService[] writers;
+    /** Per shard: the write in progress or last done (scheduler thread only). */
+    private final Future<?>[] writes;
+    /** Per shard: beats skipped because the previous write was still running, and when that was last logged. */
+    private final long[] busySkips;
+    private final long[] lastSkipWarnedMicros;
     private ScheduledExecutorService scheduler;
     private volatile long lastValue;
 
@@ -107,6 +120,18 @@ public final class HeartbeatWriter implements AutoCloseable {
         this.connections = new Connection[targets.size()];
         this.missed = new long[targets.size()];
         this.lastWarnedMicros = new long[targets.size()];
+        this.writes = new Future<?>[targets.size()];
+        this.busySkips = new long[targets.size()];
+        this.lastSkipWarnedMicros = new long[targets.size()];
+        this.writers = new ExecutorService[targets.size()];
+        for (int i = 0; i < writers.length; i++) {
+            String name = "cdc-heartbeat-" + this.targets.get(i).shard();
+            writers[i] = Executors.newSingleThreadExecutor(r -> {
+                Thread th = new Thread(r, name);
+                th.setDaemon(true);
+                return th;
+            });
+        }
         this.interval = interval;
         this.clockMicros = Objects.requireNonNull(clockMicros, "clockMicros");
     }
@@ -166,43 +191,92 @@ public final class HeartbeatWriter implements AutoCloseable {
     }
 
     /**
-     * Writes the next value to every shard.
+     * Writes the next value to every shard, each on its own thread, and waits until every write is done.
      *
      * @return the value written
      */
     public long beat() {
+        return beat(Duration.ofSeconds(QUERY_TIMEOUT_SECONDS * 3L));
+    }
+
+    /**
+     * Writes the next value to every shard at once, one thread per shard, so that a beat takes as long as the
+     * slowest shard, not the sum of them, and waits at most {@code waitAtMost} for the writes. A shard whose
+     * previous write is still running (a slow or hanging shard) skips this value; the others are not held back.
+     * The sorter needs only each shard's heartbeats to increase, not every value on every shard.
+     */
+    private long beat(Duration waitAtMost) {
         long value = Math.max(lastValue + 1, clockMicros.getAsLong() / 1000);
         lastValue = value;
         long at = clockMicros.getAsLong();
         for (int i = 0; i < targets.size(); i++) {
-            Target t = targets.get(i);
+            if (writes[i] != null && !writes[i].isDone()) {
+                slowWrite(i, value);
+                continue;
+            }
+            int shard = i;
+            writes[i] = writers[i].submit(() -> write(shard, value, at));
+        }
+        long deadline = System.nanoTime() + waitAtMost.toNanos();
+        for (Future<?> f : writes) {
             try {
-                Connection c = connection(i, false);
-                try (PreparedStatement ps = c.prepareStatement("UPDATE " + QUALIFIED
-                        + " SET heartbeat = ?, written_at_us = ? WHERE id = 1")) {
-                    ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-                    ps.setLong(1, value);
-                    ps.setLong(2, at);
-                    if (ps.executeUpdate() == 0) {
-                        try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + QUALIFIED
-                                + " (id, heartbeat, written_at_us) VALUES (1, ?, ?)")) {
-                            ins.setLong(1, value);
-                            ins.setLong(2, at);
-                            ins.executeUpdate();
-                        }
-                    }
-                }
-                if (missed[i] > 0) {
-                    LOG.info("shard {} ({}): heartbeats written again after {} missed beats", t.shard(), t.address(),
-                            missed[i]);
-                    missed[i] = 0;
-                }
-            } catch (SQLException e) {
-                failed(i, value, e);
-                closeQuietly(i);
+                f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // still running: that shard skips beats until it is done (slowWrite)
+            } catch (ExecutionException e) {
+                LOG.warn("heartbeat write failed: {}", e.getCause().toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
             }
         }
         return value;
+    }
+
+    /**
+     * A shard's previous write still runs (scheduler thread): it skips {@code value}; logged at once, then at most
+     * every {@value #REPEAT_WARNING_MS} ms.
+     */
+    private void slowWrite(int i, long value) {
+        busySkips[i]++;
+        long now = clockMicros.getAsLong();
+        if (busySkips[i] == 1 || now - lastSkipWarnedMicros[i] >= REPEAT_WARNING_MS * 1000) {
+            Target t = targets.get(i);
+            LOG.warn("shard {} ({}): heartbeat {} skipped, the previous write is still running ({} beats skipped so"
+                    + " far); the shard's delay grows, the other shards keep beating", t.shard(), t.address(), value,
+                    busySkips[i]);
+            lastSkipWarnedMicros[i] = now;
+        }
+    }
+
+    /** One shard's write of one beat, on the shard's own thread (which alone uses its connection). */
+    private void write(int i, long value, long at) {
+        Target t = targets.get(i);
+        try {
+            Connection c = connection(i, false);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + QUALIFIED
+                    + " SET heartbeat = ?, written_at_us = ? WHERE id = 1")) {
+                ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+                ps.setLong(1, value);
+                ps.setLong(2, at);
+                if (ps.executeUpdate() == 0) {
+                    try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + QUALIFIED
+                            + " (id, heartbeat, written_at_us) VALUES (1, ?, ?)")) {
+                        ins.setLong(1, value);
+                        ins.setLong(2, at);
+                        ins.executeUpdate();
+                    }
+                }
+            }
+            if (missed[i] > 0) {
+                LOG.info("shard {} ({}): heartbeats written again after {} missed beats", t.shard(), t.address(),
+                        missed[i]);
+                missed[i] = 0;
+            }
+        } catch (SQLException e) {
+            failed(i, value, e);
+            closeQuietly(i);
+        }
     }
 
     /**
@@ -231,7 +305,7 @@ public final class HeartbeatWriter implements AutoCloseable {
 
     private void beatQuietly() {
         try {
-            beat();
+            beat(interval);
         } catch (RuntimeException e) {
             LOG.warn("heartbeat failed: {}", e.toString());
         }
@@ -325,7 +399,17 @@ public final class HeartbeatWriter implements AutoCloseable {
             }
             scheduler = null;
         }
-        for (int i = 0; i < connections.length; i++) {
+        for (ExecutorService w : writers) {
+            w.shutdown();
+        }
+        for (int i = 0; i < writers.length; i++) {
+            try {
+                if (!writers[i].awaitTermination(QUERY_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    LOG.warn("shard {}: a heartbeat write still running at close", targets.get(i).shard());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             closeQuietly(i);
         }
     }
