@@ -37,11 +37,22 @@ import java.util.function.ToDoubleFunction;
  * subscriber), the counters {@code tributary.dump.events.from.files|cache}, {@code
  * tributary.reader.streaming{shard}} (1 while streaming). The timer {@code tributary.commit.delay{shard}}
  * [tributary_commit_delay_seconds] records, per shard transaction, shard commit to durable global binlog,
- * with p50/p99.
+ * as a histogram with the fixed buckets {@link #DELAY_BUCKETS}.
  *
  * <p>Bound once the runtime has started ({@link #bind}); until then gauges read NaN and counters 0.
  */
 public final class TributaryMetrics implements MergeStage.DelayListener {
+
+    /**
+     * The delay histogram's bucket bounds ({@code _bucket{le}}). A histogram, not client-side quantiles: a p99
+     * over any window and across shards or instances is {@code histogram_quantile(0.99, sum by (le)
+     * (rate(tributary_commit_delay_seconds_bucket[window])))}, and "p99 under 1 s" is read exactly off the 1 s
+     * bucket. (Quantiles computed in the daemon hold whatever their own window held, e.g. the start's catch-up,
+     * and cannot be added up.)
+     */
+    static final Duration[] DELAY_BUCKETS = {Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+            Duration.ofMillis(500), Duration.ofMillis(750), Duration.ofSeconds(1), Duration.ofSeconds(2),
+            Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(60)};
 
     private final MeterRegistry registry;
     private final List<ShardConfig> shards;
@@ -56,8 +67,7 @@ public final class TributaryMetrics implements MergeStage.DelayListener {
             delays[i] = Timer.builder("tributary.commit.delay")
                     .description("Shard commit to durable global binlog, per shard transaction")
                     .tag("shard", shards.get(i).name())
-                    .publishPercentiles(0.5, 0.99)
-                    .distributionStatisticExpiry(Duration.ofMinutes(1))
+                    .serviceLevelObjectives(DELAY_BUCKETS)
                     .register(registry);
         }
         counter("tributary.binlog.events", "Events written to the global binlog", WriteCounters::events);

@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 
 /**
  * Watches an end-to-end run every {@code periodMillis}: scrapes the daemon's {@code /actuator/prometheus}
- * (per shard {@code tributary_commit_delay_seconds{quantile="0.99"}}, the heartbeat delay {@code
+ * (the commit delay histogram {@code tributary_commit_delay_seconds_bucket}, the heartbeat delay {@code
  * tributary_delay_milliseconds}, the global transactions), reads the replica's {@code SHOW SLAVE STATUS},
  * remembers every sample and prints a progress line every 10 s. A scrape that fails (the daemon is down on
  * purpose) is remembered as such.
@@ -22,15 +22,14 @@ final class RunMonitor implements AutoCloseable {
 
     private static final Pattern SHARD = Pattern.compile("shard=\"([^\"]+)\"");
 
-    /** One sample. {@code p99Seconds} and {@code heartbeatDelayMillis} are per shard; empty when the scrape failed. */
-    record Sample(long elapsedMillis, Map<String, Double> p99Seconds, Map<String, Double> heartbeatDelayMillis,
+    /**
+     * One sample. {@code delays} is the cumulative commit delay histogram, {@code heartbeatDelayMillis} per shard;
+     * both empty when the scrape failed.
+     */
+    record Sample(long elapsedMillis, DelayHistogram delays, Map<String, Double> heartbeatDelayMillis,
             double globalTransactions, long loadCommits, String replicaSqlError, String replicaIoState) {
         boolean scraped() {
             return !heartbeatDelayMillis.isEmpty();
-        }
-
-        double maxP99() {
-            return p99Seconds.values().stream().filter(v -> !v.isNaN()).mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
         }
 
         double maxHeartbeatDelay() {
@@ -85,14 +84,21 @@ final class RunMonitor implements AutoCloseable {
 
     private void run() {
         long nextPrint = 0;
+        Sample printed = null;
         while (running) {
             Sample s = sample();
             samples.add(s);
             if (s.elapsedMillis() >= nextPrint) {
                 nextPrint = s.elapsedMillis() + 10_000;
-                log("load %d commits (%d XA, %d aborted) | global %.0f txns | commit delay p99 max %s | heartbeat delay"
-                        + " max %s | replica %s%s", load.commits(), load.xaCommits(), load.aborted(), s.globalTransactions(),
-                        s.scraped() ? String.format(Locale.ROOT, "%.3f s %s", s.maxP99(), s.p99Seconds()) : "(daemon down)",
+                DelayHistogram window = s.delays().since(printed == null || !printed.scraped() ? DelayHistogram.EMPTY
+                        : printed.delays());
+                printed = s;
+                log("load %d commits (%d XA, %d aborted) | global %.0f txns | commit delay since the last line: p50 %s"
+                        + " p99 %s | heartbeat delay max %s | replica %s%s", load.commits(), load.xaCommits(),
+                        load.aborted(), s.globalTransactions(),
+                        s.scraped() ? String.format(Locale.ROOT, "%.3f s", window.quantile(0.5)) : "-",
+                        s.scraped() ? String.format(Locale.ROOT, "%.3f s over %.0f", window.quantile(0.99), window.count())
+                                : "(daemon down)",
                         s.scraped() ? String.format(Locale.ROOT, "%.0f ms", s.maxHeartbeatDelay()) : "-",
                         s.replicaIoState(), s.replicaSqlError() == null ? "" : " " + s.replicaSqlError());
             }
@@ -106,22 +112,21 @@ final class RunMonitor implements AutoCloseable {
 
     private Sample sample() {
         long at = elapsedMillis();
-        Map<String, Double> p99 = new TreeMap<>();
+        DelayHistogram delays = DelayHistogram.EMPTY;
         Map<String, Double> hb = new TreeMap<>();
         double txns = Double.NaN;
         try {
             Map<String, Double> m = daemon.metrics();
             for (Map.Entry<String, Double> e : m.entrySet()) {
                 String k = e.getKey();
-                if (k.startsWith("tributary_commit_delay_seconds{") && k.contains("quantile=\"0.99\"")) {
-                    p99.put(shard(k), e.getValue());
-                } else if (k.startsWith("tributary_delay_milliseconds{")) {
+                if (k.startsWith("tributary_delay_milliseconds{")) {
                     hb.put(shard(k), e.getValue());
                 }
             }
             txns = DaemonProcess.sum(m, "tributary_binlog_transactions_total");
+            delays = DelayHistogram.of(m);
         } catch (Exception e) {
-            p99.clear();
+            delays = DelayHistogram.EMPTY;
             hb.clear();
         }
         String sqlError = null;
@@ -134,7 +139,7 @@ final class RunMonitor implements AutoCloseable {
         } catch (Exception e) {
             io = "status unreadable: " + e.getMessage();
         }
-        return new Sample(at, p99, hb, txns, load.commits(), sqlError, io);
+        return new Sample(at, delays, hb, txns, load.commits(), sqlError, io);
     }
 
     private static String shard(String series) {
