@@ -30,7 +30,12 @@ public record ShardReaderConfig(String shardName, String host, int port, String 
      * @param maxAttempts consecutive failed attempts before the reader gives up; 0 = never gives up
      */
     public record Backoff(Duration initialDelay, Duration maxDelay, double multiplier, int maxAttempts) {
-        public static final Backoff DEFAULT = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(30), 2.0, 0);
+        /**
+         * 200 ms doubling up to 2 s, never giving up. The cap is low on purpose: while one shard's reader is
+         * away the whole global order waits for it, so a shard that is back must be found within seconds; an
+         * attempt against a shard that is down costs one refused TCP connection.
+         */
+        public static final Backoff DEFAULT = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(2), 2.0, 0);
 
         public Backoff {
             List<String> problems = new ArrayList<>();
