@@ -7,10 +7,7 @@ import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.MariaGtidEvent;
-import io.tributary.core.event.QueryEvent;
 import io.tributary.core.event.RowsEvent;
-import io.tributary.core.event.TableMapEvent;
-import io.tributary.core.order.HeartbeatWriter;
 import io.tributary.core.reader.ShardPosition;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogFiles;
@@ -36,16 +33,15 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import io.tributary.storage.merge.ShardBinlogUnits.Unit;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -84,10 +80,6 @@ class GlobalBinlogPipelineCrashIT {
     private static final String TXN_THRESHOLD = "256KB";
     private static final int LARGE_ROW = 256 * 1024;
     private static final Path TOOL = Path.of("/usr/bin/mariadb-binlog");
-
-    /** A committed shard transaction or XA transaction: the ids of its rows, where each shard committed it. */
-    private record Unit(String key, List<Long> ids, Map<Integer, Long> commitOrder) {
-    }
 
     /** One global transaction read back. */
     private record OutTxn(long sequence, List<Long> ids) {
@@ -193,11 +185,12 @@ class GlobalBinlogPipelineCrashIT {
         assertThat(load.failure.get()).as("load failure").isNull();
 
         // what the shards committed, from their own binlogs
-        List<List<Unit>> perShard = new ArrayList<>();
-        Map<String, Unit> units = new LinkedHashMap<>();
+        List<List<Unit<Long>>> perShard = new ArrayList<>();
+        Map<String, Unit<Long>> units = new LinkedHashMap<>();
         Set<Long> rolledBack = new TreeSet<>();
         for (int i = 0; i < infos.size(); i++) {
-            readShard(i, ((EmbeddedMariaDbShard) shards.shard(i)).binlogDirectory(), starts.get(i), units, rolledBack);
+            ShardBinlogUnits.read(i, ((EmbeddedMariaDbShard) shards.shard(i)).binlogDirectory(), starts.get(i),
+                    db -> db.startsWith("crash_"), GlobalBinlogPipelineCrashIT::rowId, units, rolledBack);
         }
         for (int i = 0; i < infos.size(); i++) {
             int s = i;
@@ -219,19 +212,19 @@ class GlobalBinlogPipelineCrashIT {
         for (long id : rolledBack) {
             assertThat(outIndexOfId).as("rolled-back row %d", id).doesNotContainKey(id);
         }
-        Map<Unit, Integer> at = new IdentityHashMap<>();
-        for (Unit u : units.values()) {
-            Integer k = outIndexOfId.get(u.ids().get(0));
-            assertThat(k).as("shard transaction %s (rows %s) in the global binlog", u.key(), u.ids()).isNotNull();
+        Map<Unit<Long>, Integer> at = new IdentityHashMap<>();
+        for (Unit<Long> u : units.values()) {
+            Integer k = outIndexOfId.get(u.rows().get(0));
+            assertThat(k).as("shard transaction %s (rows %s) in the global binlog", u.key(), u.rows()).isNotNull();
             assertThat(out.get(k).ids()).as("global transaction %d holds exactly %s", out.get(k).sequence(), u.key())
-                    .containsExactlyInAnyOrderElementsOf(u.ids());
+                    .containsExactlyInAnyOrderElementsOf(u.rows());
             at.put(u, k);
         }
         assertThat(out).as("global transactions = committed shard transactions (each XA once)").hasSize(units.size());
         assertThat(units).as("committed transactions in the shard binlogs = commits the load saw").hasSize(
                 (int) load.committed.get());
-        Map<Unit, List<Unit>> next = new IdentityHashMap<>();
-        for (List<Unit> mine : perShard) {
+        Map<Unit<Long>, List<Unit<Long>>> next = new IdentityHashMap<>();
+        for (List<Unit<Long>> mine : perShard) {
             for (int k = 0; k + 1 < mine.size(); k++) {
                 next.computeIfAbsent(mine.get(k), x -> new ArrayList<>()).add(mine.get(k + 1));
             }
@@ -239,10 +232,10 @@ class GlobalBinlogPipelineCrashIT {
         int crossing = 0;
         for (int s = 0; s < perShard.size(); s++) {
             int highest = -1;
-            for (Unit u : perShard.get(s)) {
+            for (Unit<Long> u : perShard.get(s)) {
                 int k = at.get(u);
                 if (k < highest) {
-                    assertThat(onCycle(u, next)).as("shard %d: %s written at %d before an earlier commit of the shard (at %d)"
+                    assertThat(ShardBinlogUnits.onCycle(u, next)).as("shard %d: %s written at %d before an earlier commit of the shard (at %d)"
                             + " without crossing XA commits", s, u.key(), k, highest).isTrue();
                     crossing++;
                 }
@@ -250,7 +243,7 @@ class GlobalBinlogPipelineCrashIT {
             }
         }
         long xa = units.values().stream().filter(u -> u.commitOrder().size() > 1).count();
-        long large = units.values().stream().filter(u -> u.ids().stream().anyMatch(load.largeIds::contains)).count();
+        long large = units.values().stream().filter(u -> u.rows().stream().anyMatch(load.largeIds::contains)).count();
         int files;
         try (Stream<Path> list = Files.list(binlogDir)) {
             files = (int) list.filter(p -> BinlogFiles.fileNumber(p.getFileName().toString()).isPresent()).count();
@@ -296,98 +289,16 @@ class GlobalBinlogPipelineCrashIT {
         return actions.stream().map(a -> a.length() > 160 ? a.substring(0, 160) + "..." : a).toList().toString();
     }
 
-    /** Whether {@code u} lies on a cycle of the shards' commit orders (XA commits crossing on two shards). */
-    private static boolean onCycle(Unit u, Map<Unit, List<Unit>> next) {
-        Set<Unit> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        ArrayDeque<Unit> todo = new ArrayDeque<>(next.getOrDefault(u, List.of()));
-        while (!todo.isEmpty()) {
-            Unit v = todo.poll();
-            if (v == u) {
-                return true;
-            }
-            if (seen.add(v)) {
-                todo.addAll(next.getOrDefault(v, List.of()));
-            }
-        }
-        return false;
-    }
-
     /** The id column (the first, BIGINT NOT NULL) of the one row of a rows event: after a 1-byte null bitmap. */
     private static long rowId(BinlogEvent e) {
         ByteBuffer rows = e.body(RowsEvent.class).rows().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         return rows.getLong(rows.position() + 1);
     }
 
-    private static List<Path> files(Path dir, String pattern) throws IOException {
-        try (Stream<Path> list = Files.list(dir)) {
-            return list.filter(p -> p.getFileName().toString().matches(pattern)).sorted().toList();
-        }
-    }
-
-    /**
-     * Shard {@code index}'s committed transactions after {@code start} from its binlog files: each
-     * transaction (GTID group ending at XID), each XA branch (prepared group, then its XA COMMIT or XA
-     * ROLLBACK); heartbeats left out; XA branches of one gtrid merged into one unit.
-     */
-    private static void readShard(int index, Path dir, ShardPosition start, Map<String, Unit> out, Set<Long> rolledBack)
-            throws IOException {
-        Map<String, List<Long>> prepared = new HashMap<>();
-        long order = 0;
-        for (Path f : files(dir, "mariadb-bin\\.\\d+")) {
-            String name = f.getFileName().toString();
-            if (name.compareTo(start.file()) < 0) {
-                continue;
-            }
-            BinlogEventDecoder d = new BinlogEventDecoder(name, Files.readAllBytes(f), DecoderOptions.FULL);
-            MariaGtidEvent gtid = null;
-            List<Long> ids = new ArrayList<>();
-            boolean ours = false;
-            while (d.hasNext()) {
-                BinlogEvent e = d.next();
-                if (name.equals(start.file()) && e.offset() < start.position()) {
-                    continue;
-                }
-                order++;
-                if (e.body() instanceof MariaGtidEvent g) {
-                    gtid = g;
-                    ids = new ArrayList<>();
-                    ours = false;
-                } else if (e.body() instanceof TableMapEvent m) {
-                    ours |= m.database().startsWith("crash_") && !m.database().equals(HeartbeatWriter.DATABASE);
-                } else if (ours && e.type() != null && e.type().isRows()) {
-                    ids.add(rowId(e));
-                } else if (gtid != null && (e.type() == EventType.XID || e.type() == EventType.XA_PREPARE_LOG)) {
-                    if ((gtid.flags() & MariaGtidEvent.FL_PREPARED_XA) != 0) {
-                        prepared.put(gtid.xid().toString(), ids);
-                    } else if (ours && !ids.isEmpty()) {
-                        out.put(index + ":" + gtid.gtid(), new Unit(index + ":" + gtid.gtid(), ids, Map.of(index, order)));
-                    }
-                    gtid = null;
-                } else if (gtid != null && e.body() instanceof QueryEvent q
-                        && (gtid.flags() & MariaGtidEvent.FL_COMPLETED_XA) != 0) {
-                    List<Long> branch = prepared.remove(gtid.xid().toString());
-                    assertThat(branch).as("shard %d: prepare of %s before its %s", index, gtid.xid(), q.sql()).isNotNull();
-                    if (q.sql().toUpperCase(Locale.ROOT).startsWith("XA ROLLBACK")) {
-                        rolledBack.addAll(branch);
-                    } else {
-                        String key = "xa:" + HexFormat.of().formatHex(gtid.xid().gtrid());
-                        Unit prev = out.get(key);
-                        List<Long> all = new ArrayList<>(prev == null ? List.of() : prev.ids());
-                        Map<Integer, Long> orders = new HashMap<>(prev == null ? Map.of() : prev.commitOrder());
-                        all.addAll(branch);
-                        orders.put(index, order);
-                        out.put(key, new Unit(key, all, orders));
-                    }
-                    gtid = null;
-                }
-            }
-        }
-    }
-
     /** The global binlog's transactions (MariaDB flavor: GTID, table maps, rows, XID). */
     private static List<OutTxn> readGlobal(Path dir) throws IOException {
         List<OutTxn> out = new ArrayList<>();
-        for (Path f : files(dir, "binlog\\.\\d+")) {
+        for (Path f : ShardBinlogUnits.files(dir, "binlog\\.\\d+")) {
             BinlogEventDecoder d = new BinlogEventDecoder(f.getFileName().toString(), Files.readAllBytes(f),
                     DecoderOptions.FULL);
             MariaGtidEvent gtid = null;

@@ -46,6 +46,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import io.tributary.storage.merge.ShardBinlogUnits.Unit;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -67,9 +68,6 @@ class GlobalBinlogPipelineIT {
 
     private static final AtomicLong SERVER_IDS = new AtomicLong(7000);
 
-    /** One committed source transaction: its shard(s), the rows events' fingerprints, where it committed. */
-    private record SourceTxn(String id, List<Integer> shards, List<String> rows, Map<Integer, Long> commitOrder) {
-    }
 
     /** One global transaction read back. */
     private record OutTxn(String gtid, List<String> rows, List<String> tables, String ddl) {
@@ -114,10 +112,11 @@ class GlobalBinlogPipelineIT {
         }
         assertThat(load.failure.get()).as("load failure").isNull();
 
-        Map<String, SourceTxn> expected = new LinkedHashMap<>();
+        Map<String, Unit<String>> expected = new LinkedHashMap<>();
         List<String> rolledBack = new ArrayList<>();
         for (int i = 0; i < infos.size(); i++) {
-            readShard(i, ((EmbeddedMariaDbShard) shards.shard(i)).binlogDirectory(), starts.get(i), expected, rolledBack);
+            ShardBinlogUnits.read(i, ((EmbeddedMariaDbShard) shards.shard(i)).binlogDirectory(), starts.get(i),
+                    db -> !db.equals(HeartbeatWriter.DATABASE), GlobalBinlogPipelineIT::fingerprint, expected, rolledBack);
         }
         List<OutTxn> out = readGlobal(dir.resolve("binlog"));
         assertThat(load.xaCommits.get()).as("XA commits").isGreaterThan(10);
@@ -139,10 +138,10 @@ class GlobalBinlogPipelineIT {
             }
         }
         // each shard's commit order as edges: a cycle exists only through XA transactions whose commits cross
-        Map<SourceTxn, List<SourceTxn>> next = new java.util.IdentityHashMap<>();
+        Map<Unit<String>, List<Unit<String>>> next = new java.util.IdentityHashMap<>();
         for (int shard = 0; shard < infos.size(); shard++) {
             int s = shard;
-            List<SourceTxn> mine = expected.values().stream().filter(t -> t.commitOrder().containsKey(s))
+            List<Unit<String>> mine = expected.values().stream().filter(t -> t.commitOrder().containsKey(s))
                     .sorted(java.util.Comparator.comparingLong(t -> t.commitOrder().get(s))).toList();
             for (int k = 0; k + 1 < mine.size(); k++) {
                 next.computeIfAbsent(mine.get(k), x -> new ArrayList<>()).add(mine.get(k + 1));
@@ -150,23 +149,23 @@ class GlobalBinlogPipelineIT {
         }
         Map<Integer, Integer> lastIndexOfShard = new HashMap<>();
         AtomicLong reorderedXa = new AtomicLong();
-        List<SourceTxn> byCommit = new ArrayList<>(expected.values());
+        List<Unit<String>> byCommit = new ArrayList<>(expected.values());
         for (int shard = 0; shard < infos.size(); shard++) {
             int s = shard;
-            List<SourceTxn> mine = byCommit.stream().filter(t -> t.commitOrder().containsKey(s))
+            List<Unit<String>> mine = byCommit.stream().filter(t -> t.commitOrder().containsKey(s))
                     .sorted(java.util.Comparator.comparingLong(t -> t.commitOrder().get(s))).toList();
             int last = -1;
-            SourceTxn lastTxn = null;
-            for (SourceTxn t : mine) {
+            Unit<String> lastTxn = null;
+            for (Unit<String> t : mine) {
                 Integer at = outIndex.get(String.join("|", t.rows()));
                 assertThat(at).as("shard %d transaction %s (shards %s) in the global binlog exactly as one transaction;"
-                        + " its rows are in: %s", s, t.id(), t.shards(), where(t, out)).isNotNull();
+                        + " its rows are in: %s", s, t.key(), t.shards(), where(t, out)).isNotNull();
                 if (at < last) {
                     // invariant 4: only an XA transaction whose commits cross another's (a cycle) may be written
                     // ahead of its shard's commit order
-                    assertThat(onCycle(t, next))
+                    assertThat(ShardBinlogUnits.onCycle(t, next))
                             .as("shard %d: %s (output %d) written before its predecessor %s (output %d) without a"
-                                    + " cycle of crossing XA commits through it", s, t.id(), at, lastTxn.id(), last).isTrue();
+                                    + " cycle of crossing XA commits through it", s, t.key(), at, lastTxn.key(), last).isTrue();
                     reorderedXa.incrementAndGet();
                 }
                 if (at > last) {
@@ -203,7 +202,7 @@ class GlobalBinlogPipelineIT {
     }
 
     /** For a failure message: the output transactions holding each of {@code t}'s rows. */
-    private static String where(SourceTxn t, List<OutTxn> out) {
+    private static String where(Unit<String> t, List<OutTxn> out) {
         StringBuilder b = new StringBuilder();
         for (String row : t.rows()) {
             b.append("\n  row ").append(row, 0, Math.min(40, row.length())).append("... in");
@@ -215,25 +214,6 @@ class GlobalBinlogPipelineIT {
             }
         }
         return b.toString();
-    }
-
-    /**
-     * Whether {@code t} lies on a cycle of the shards' commit orders (only XA transactions whose commits cross on
-     * two shards make one): then no output order keeps every shard's order, and the sorter breaks the cycle.
-     */
-    private static boolean onCycle(SourceTxn t, Map<SourceTxn, List<SourceTxn>> next) {
-        java.util.Set<SourceTxn> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        java.util.ArrayDeque<SourceTxn> todo = new java.util.ArrayDeque<>(next.getOrDefault(t, List.of()));
-        while (!todo.isEmpty()) {
-            SourceTxn u = todo.poll();
-            if (u == t) {
-                return true;
-            }
-            if (seen.add(u)) {
-                todo.addAll(next.getOrDefault(u, List.of()));
-            }
-        }
-        return false;
     }
 
     /** Runs a pipeline for {@code duration}; when {@code drain}, stops the load first and waits for the output. */
@@ -433,80 +413,10 @@ class GlobalBinlogPipelineIT {
         return e.type() + ":" + HexFormat.of().formatHex(bytes);
     }
 
-    private static List<Path> binlogFiles(Path dir, String pattern) throws IOException {
-        try (Stream<Path> list = Files.list(dir)) {
-            return list.filter(p -> p.getFileName().toString().matches(pattern)).sorted().toList();
-        }
-    }
-
-    /**
-     * What shard {@code index}'s own binlog files say was committed after {@code start}: each transaction
-     * (MariaDB GTID group ending at XID) and each XA branch (FL_PREPARED_XA group, then its FL_COMPLETED_XA
-     * commit or rollback), heartbeats left out. XA branches of one gtrid are merged, in shard order.
-     */
-    private static void readShard(int index, Path dir, ShardPosition start, Map<String, SourceTxn> out,
-            List<String> rolledBack) throws IOException {
-        Map<String, List<String>> preparedRows = new HashMap<>();
-        long order = 0;
-        for (Path f : binlogFiles(dir, "mariadb-bin\\.\\d+")) {
-            String name = f.getFileName().toString();
-            if (name.compareTo(start.file()) < 0) {
-                continue;
-            }
-            BinlogEventDecoder d = new BinlogEventDecoder(name, Files.readAllBytes(f), DecoderOptions.FULL);
-            MariaGtidEvent gtid = null;
-            List<String> rows = new ArrayList<>();
-            boolean heartbeat = false;
-            while (d.hasNext()) {
-                BinlogEvent e = d.next();
-                if (name.equals(start.file()) && e.offset() < start.position()) {
-                    continue;
-                }
-                order++;
-                if (e.body() instanceof MariaGtidEvent g) {
-                    gtid = g;
-                    rows = new ArrayList<>();
-                    heartbeat = false;
-                } else if (e.body() instanceof TableMapEvent m) {
-                    heartbeat |= m.database().equals(HeartbeatWriter.DATABASE);
-                } else if (e.type() != null && e.type().isRows()) {
-                    rows.add(fingerprint(e));
-                } else if (gtid != null && (e.type() == EventType.XID || e.type() == EventType.XA_PREPARE_LOG)) {
-                    if ((gtid.flags() & MariaGtidEvent.FL_PREPARED_XA) != 0) {
-                        preparedRows.put(gtid.xid().toString(), rows);
-                    } else if (!heartbeat && !rows.isEmpty()) {
-                        out.put(index + ":" + gtid.gtid(), new SourceTxn(gtid.gtid(), List.of(index), rows,
-                                Map.of(index, order)));
-                    }
-                    gtid = null;
-                } else if (gtid != null && e.body() instanceof QueryEvent q
-                        && (gtid.flags() & MariaGtidEvent.FL_COMPLETED_XA) != 0) {
-                    List<String> branch = preparedRows.remove(gtid.xid().toString());
-                    assertThat(branch).as("shard %d: prepare of %s read before its %s", index, gtid.xid(), q.sql())
-                            .isNotNull();
-                    if (q.sql().toUpperCase(java.util.Locale.ROOT).startsWith("XA ROLLBACK")) {
-                        rolledBack.addAll(branch);
-                    } else {
-                        String gtrid = HexFormat.of().formatHex(gtid.xid().gtrid());
-                        SourceTxn prev = out.get("xa:" + gtrid);
-                        List<Integer> sh = new ArrayList<>(prev == null ? List.of() : prev.shards());
-                        List<String> all = new ArrayList<>(prev == null ? List.of() : prev.rows());
-                        Map<Integer, Long> orders = new HashMap<>(prev == null ? Map.of() : prev.commitOrder());
-                        sh.add(index);
-                        all.addAll(branch);
-                        orders.put(index, order);
-                        out.put("xa:" + gtrid, new SourceTxn(gtrid, sh, all, orders));
-                    }
-                    gtid = null;
-                }
-            }
-        }
-    }
-
     /** The global binlog's transactions (MariaDB flavor: GTID ... XID, or GTID + DDL query). */
     private static List<OutTxn> readGlobal(Path dir) throws IOException {
         List<OutTxn> out = new ArrayList<>();
-        for (Path f : binlogFiles(dir, "binlog\\.\\d+")) {
+        for (Path f : ShardBinlogUnits.files(dir, "binlog\\.\\d+")) {
             BinlogEventDecoder d = new BinlogEventDecoder(f.getFileName().toString(), Files.readAllBytes(f),
                     DecoderOptions.FULL);
             String gtid = null;
