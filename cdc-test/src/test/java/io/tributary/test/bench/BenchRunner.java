@@ -567,6 +567,7 @@ public final class BenchRunner {
                 load.prepare();
                 settle(d);
                 LoadCounters c = new LoadCounters();
+                current = "tpcc, " + label + ": loading";
                 BenchRow r = wholeLoad("tpcc", label, warehouses, d, c, () -> load.start(c), "");
                 long counted = load.countRows();
                 if (counted != c.rows.get()) {
@@ -601,7 +602,7 @@ public final class BenchRunner {
             add(r);
             done++;
             boolean saturated = saturation.add(label, r.clientTps());
-            findings.put("oltp", "Saturation: " + saturation.verdict() + " (" + Saturation.RULE + ").");
+            findings.put("oltp", "Saturation: " + saturation.verdict() + ". Rule: " + Saturation.RULE + ".");
             if (saturated) {
                 out.println("  shards " + saturation.verdict());
                 step += o.oltpClients().size() - done;

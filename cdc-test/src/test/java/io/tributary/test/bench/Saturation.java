@@ -17,8 +17,8 @@ final class Saturation {
 
     /** The rule as the report states it. */
     static final String RULE = String.format(Locale.ROOT, "the shards count as saturated when a level adds less than"
-            + " %.0f%% shard TPS over the level before it (or loses) and the next level confirms it (again under %.0f%%"
-            + " over the best level so far); the ladder stops at the confirming level", MIN_GAIN * 100, MIN_GAIN * 100);
+            + " %.0f%% shard TPS over the level before it (or loses), and the next level confirms it, again under %.0f%%"
+            + " over the best level so far; the ladder stops at the confirming level", MIN_GAIN * 100, MIN_GAIN * 100);
 
     private String previousLabel;
     private double previous = Double.NaN;
