@@ -66,13 +66,13 @@ class BenchReportIT {
         List<String> expected = new ArrayList<>();
         o.importTables().forEach(t -> expected.add("import|" + t + " tables|"));
         o.tpccWarehouses().forEach(w -> expected.add("tpcc|" + w + " warehouses|"));
-        o.oltpClients().forEach(c -> expected.add("oltp|" + c + " clients|"));
+        o.oltpClients().forEach(c -> expected.add("oltp|" + BenchRunner.clientsLabel(c) + "|"));
         for (String mode : o.largeModes()) {
             for (String kind : List.of("single", "XA")) {
                 o.largeMb().forEach(mb -> expected.add("large|" + mb + " MB " + kind + "|" + kind + "/" + mode));
             }
         }
-        o.blobClients().forEach(c -> expected.add("blob|" + c + " clients|"));
+        o.blobClients().forEach(c -> expected.add("blob|" + BenchRunner.clientsLabel(c) + "|"));
         o.fanout().forEach(n -> expected.add("fanout|" + n + " subscribers|"));
         o.pipelineShards().forEach(n -> expected.add("pipeline|" + n + " shards|"));
         for (String e : expected) {

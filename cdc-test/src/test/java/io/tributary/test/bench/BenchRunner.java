@@ -557,6 +557,11 @@ public final class BenchRunner {
         }
     }
 
+    /** "1 client", "8 clients": the load of a row with client threads. */
+    static String clientsLabel(int clients) {
+        return clients + (clients == 1 ? " client" : " clients");
+    }
+
     private void tpccScenario() throws Exception {
         for (int warehouses : o.tpccWarehouses()) {
             String label = warehouses + " warehouses";
@@ -589,7 +594,7 @@ public final class BenchRunner {
         Saturation saturation = new Saturation();
         int done = 0;
         for (int clients : o.oltpClients()) {
-            String label = clients + " clients";
+            String label = clientsLabel(clients);
             begin("oltp, " + label);
             BenchRow r = point("oltp", label, clients, "", () -> {
                 DaemonProcess d = sharedDaemon();
@@ -768,7 +773,7 @@ public final class BenchRunner {
         BlobLoad load = new BlobLoad(cluster.infos(), o.blobRows());
         load.prepare();
         for (int clients : o.blobClients()) {
-            String label = clients + " clients";
+            String label = clientsLabel(clients);
             begin("blob, " + label);
             add(point("blob", label, clients, "", () -> {
                 DaemonProcess d = sharedDaemon();
