@@ -70,8 +70,8 @@ public final class BenchRunner {
 
     /** What to run. */
     public record Options(boolean quick, Path out, Path work, Set<String> scenarios, List<Integer> importTables,
-            List<Integer> tpccWarehouses, double tpccScale, List<Integer> oltpClients, double xaShare, int oltpRows, List<Integer> largeMb, List<String> largeModes,
-            long offHeapCapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
+            List<Integer> tpccWarehouses, double tpccScale, List<Integer> oltpClients, double xaShare, int oltpRows,
+            List<Integer> largeMb, List<String> largeModes, long offHeapCapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
             List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb) {
 
         public static Options parse(String... args) {
@@ -151,8 +151,8 @@ public final class BenchRunner {
             if (!(tpccScale > 0 && tpccScale <= 1)) {
                 throw new IllegalArgumentException("Invalid value " + tpccScale + " for --tpcc-scale: above 0, at most 1");
             }
-            return new Options(quick, out, work, scenarios, importTables, tpccWarehouses, tpccScale, oltpClients, xaShare, oltpRows, largeMb,
-                    largeModes, offHeapCapMb, blobClients, blobRows, fanout, fanoutClients, pipelineShards, pipelineShardMb,
+            return new Options(quick, out, work, scenarios, importTables, tpccWarehouses, tpccScale, oltpClients, xaShare,
+                    oltpRows, largeMb, largeModes, offHeapCapMb, blobClients, blobRows, fanout, fanoutClients, pipelineShards, pipelineShardMb,
                     duration, diskTestMb);
         }
 
@@ -180,7 +180,8 @@ public final class BenchRunner {
 
         String describe() {
             return (quick ? "quick" : "full") + ": windows of " + durationSeconds + " s; import tables " + importTables
-                    + "; tpcc warehouses " + tpccWarehouses + " at scale " + tpccScale + "; oltp clients " + oltpClients + " (XA share " + xaShare + ", " + oltpRows + " rows per table)"
+                    + "; tpcc warehouses " + tpccWarehouses + " at scale " + tpccScale + "; oltp clients " + oltpClients
+                    + " (XA share " + xaShare + ", " + oltpRows + " rows per table)"
                     + "; large " + largeMb + " MB x " + largeModes + "; blob clients " + blobClients + "; fan-out "
                     + fanout + " subscribers under " + fanoutClients + " OLTP clients; pipeline shards " + pipelineShards
                     + " x " + pipelineShardMb + " MB";
@@ -275,7 +276,8 @@ public final class BenchRunner {
                         rows.add(BenchRow.failed(sc, "-", Double.NaN, "", "scenario failed: " + e.getMessage()));
                     }
                 }
-                BenchReport.write(o.out(), machine, o.describe(), rows, findings); // after every scenario: a partial report survives
+                // after every scenario: a partial report survives
+                BenchReport.write(o.out(), machine, o.describe(), rows, findings);
             }
         } finally {
             current = "done";
