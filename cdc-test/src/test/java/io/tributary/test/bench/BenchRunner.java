@@ -59,7 +59,7 @@ import java.util.stream.Stream;
  *     and write in this JVM, without shards or readers ({@link MergeBenchmark}'s approach).</li>
  * </ul>
  * Every window lasts {@code --duration=30} seconds. {@code --quick} picks small sizes and short windows for a
- * smoke run (under ~7 minutes on 2 cores). Progress (step n/m, elapsed, current EPS) is printed every 5 s.
+ * smoke run (~7 minutes on 2 shared cores). Progress (step n/m, elapsed, current EPS) is printed every 5 s.
  *
  * <pre>
  * ./mvnw -q -Pbench -pl cdc-test -am process-test-classes \
