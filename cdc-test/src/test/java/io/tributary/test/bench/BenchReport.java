@@ -20,7 +20,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * Writes a run's report into one directory: {@code results.csv} (every row, every figure), {@code summary.md}
  * and {@code index.html} (the machine, then a table per scenario in the reference report's layout: scenario,
- * load, delay, EPS, BPS, then the other figures), and PNG plots made with XChart: per scenario EPS and delay
+ * load, delay, EPS, BPS, then the other figures, and below it what the scenario found as a whole, e.g. where the
+ * OLTP ladder saturated), and PNG plots made with XChart: per scenario EPS and delay
  * against load, and for large transactions the time from last shard commit to durable output against size,
  * one series per kind and persist mode.
  */
@@ -31,6 +32,7 @@ public final class BenchReport {
 
     static {
         SCENARIOS.put("import", "Import: parallel inserts into sharded tables (sysbench prepare-like)");
+        SCENARIOS.put("tpcc", "TPCC-like import: the TPC-C tables loaded per warehouse, sharded by warehouse");
         SCENARIOS.put("oltp", "OLTP: oltp_write_only-like, rising clients");
         SCENARIOS.put("large", "Large transactions: single and XA over 4 shards, per persist mode");
         SCENARIOS.put("blob", "Blob: 512 KB rows, update load (game_blob)");
@@ -61,15 +63,18 @@ public final class BenchReport {
         return files;
     }
 
-    public static void write(Path dir, Machine machine, String profile, List<BenchRow> rows) throws IOException {
+    /** @param findings per scenario id, what it found as a whole (a sentence printed below its table) */
+    public static void write(Path dir, Machine machine, String profile, List<BenchRow> rows, Map<String, String> findings)
+            throws IOException {
         Files.createDirectories(dir);
         writeCsv(dir.resolve("results.csv"), rows);
         List<String> plots = plotFiles(rows);
         for (String plot : plots) {
             plot(dir.resolve(plot), plot, rows);
         }
-        Files.writeString(dir.resolve("summary.md"), markdown(machine, profile, rows, plots), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("index.html"), html(machine, profile, rows, plots), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("summary.md"), markdown(machine, profile, rows, findings, plots),
+                StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("index.html"), html(machine, profile, rows, findings, plots), StandardCharsets.UTF_8);
     }
 
     // ---------------------------------------------------------------- CSV
@@ -154,7 +159,8 @@ public final class BenchReport {
         return String.format(Locale.ROOT, "%.0f kB", v / 1e3);
     }
 
-    static String markdown(Machine m, String profile, List<BenchRow> rows, List<String> plots) {
+    static String markdown(Machine m, String profile, List<BenchRow> rows, Map<String, String> findings,
+            List<String> plots) {
         StringBuilder b = new StringBuilder();
         b.append("# Tributary benchmark report\n\n");
         b.append("- date: ").append(m.date()).append('\n');
@@ -178,6 +184,9 @@ public final class BenchReport {
                         .append("|\n");
             }
             b.append('\n');
+            if (findings.containsKey(sc.getKey())) {
+                b.append(findings.get(sc.getKey())).append("\n\n");
+            }
             for (String p : plots) {
                 if (p.startsWith(sc.getKey() + "-")) {
                     b.append("![").append(p).append("](").append(p).append(")\n");
@@ -188,7 +197,7 @@ public final class BenchReport {
         return b.toString();
     }
 
-    static String html(Machine m, String profile, List<BenchRow> rows, List<String> plots) {
+    static String html(Machine m, String profile, List<BenchRow> rows, Map<String, String> findings, List<String> plots) {
         StringBuilder b = new StringBuilder();
         b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tributary benchmark report</title>\n");
         b.append("<style>body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;"
@@ -221,7 +230,11 @@ public final class BenchReport {
                 }
                 b.append("</tr>\n");
             }
-            b.append("</table>\n<div>");
+            b.append("</table>\n");
+            if (findings.containsKey(sc.getKey())) {
+                b.append("<p>").append(esc(findings.get(sc.getKey()))).append("</p>\n");
+            }
+            b.append("<div>");
             for (String p : plots) {
                 if (p.startsWith(sc.getKey() + "-")) {
                     b.append("<img src=\"").append(p).append("\" alt=\"").append(p).append("\" width=\"640\">");
@@ -244,6 +257,7 @@ public final class BenchReport {
         List<BenchRow> rs = rows.stream().filter(r -> r.scenario().equals(sc) && r.measured()).toList();
         String xTitle = switch (sc) {
             case "import" -> "sharded tables (one client each)";
+            case "tpcc" -> "warehouses (one loader each)";
             case "oltp", "blob" -> "clients";
             case "fanout" -> "subscribers";
             case "pipeline" -> "shards replayed";

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * Smoke test of the benchmark runner: {@code BenchRunner --quick} against real shards and the daemon as a child
  * JVM, then the report is checked for completeness (not for its figures): every scenario has a measured row
  * for every load of the quick profile, the CSV parses, every plot is a PNG that decodes and the HTML shows it,
- * and the run printed its progress.
+ * the OLTP ladder's saturation verdict is printed, the TPCC-like import's row names the rows loaded (the runner
+ * measures it only if the tables hold as many rows as the loaders committed), and the run printed its progress.
  */
 class BenchReportIT {
 
@@ -64,13 +65,14 @@ class BenchReportIT {
         }
         List<String> expected = new ArrayList<>();
         o.importTables().forEach(t -> expected.add("import|" + t + " tables|"));
-        o.oltpClients().forEach(c -> expected.add("oltp|" + c + " clients|"));
+        o.tpccWarehouses().forEach(w -> expected.add("tpcc|" + w + " warehouses|"));
+        o.oltpClients().forEach(c -> expected.add("oltp|" + BenchRunner.clientsLabel(c) + "|"));
         for (String mode : o.largeModes()) {
             for (String kind : List.of("single", "XA")) {
                 o.largeMb().forEach(mb -> expected.add("large|" + mb + " MB " + kind + "|" + kind + "/" + mode));
             }
         }
-        o.blobClients().forEach(c -> expected.add("blob|" + c + " clients|"));
+        o.blobClients().forEach(c -> expected.add("blob|" + BenchRunner.clientsLabel(c) + "|"));
         o.fanout().forEach(n -> expected.add("fanout|" + n + " subscribers|"));
         o.pipelineShards().forEach(n -> expected.add("pipeline|" + n + " shards|"));
         for (String e : expected) {
@@ -80,7 +82,7 @@ class BenchReportIT {
         // plots: EPS and delay per scenario (pipeline: EPS only), large-transaction time; valid PNGs, shown in the HTML
         String html = Files.readString(out.resolve("index.html"), StandardCharsets.UTF_8);
         String md = Files.readString(out.resolve("summary.md"), StandardCharsets.UTF_8);
-        List<String> plots = List.of("import-eps.png", "import-delay.png", "oltp-eps.png", "oltp-delay.png", "blob-eps.png",
+        List<String> plots = List.of("import-eps.png", "import-delay.png", "tpcc-eps.png", "tpcc-delay.png", "oltp-eps.png", "oltp-delay.png", "blob-eps.png",
                 "blob-delay.png", "fanout-eps.png", "fanout-delay.png", "pipeline-eps.png", "large-time.png");
         for (String p : plots) {
             Path f = out.resolve(p);
@@ -98,6 +100,15 @@ class BenchReportIT {
             assertTrue(html.contains(title.replace("&", "&amp;")) && md.contains("## " + title), "a table for " + title);
         }
         assertTrue(md.contains("commit: ") && md.contains("disk sequential write"), "summary names the commit and the machine");
+        assertTrue(md.contains("Saturation: ") && html.contains("<p>Saturation: ")
+                && md.contains(Saturation.RULE), "the OLTP table is followed by the saturation verdict and its rule");
+        // the TPCC-like import: its rows say how many rows the loaders wrote, and the shards' binlogs carried them
+        for (List<String> r : rows) {
+            if (r.get(0).equals("tpcc")) {
+                assertTrue(r.get(r.size() - 1).matches(".*; [\\d,]+ rows in .*") && Double.parseDouble(r.get(18)) > 0,
+                        "the tpcc row names the rows loaded and the shard binlog bytes: " + r);
+            }
+        }
     }
 
     /** One CSV line: commas separate, double quotes quote, "" is a quote. */

@@ -8,6 +8,7 @@ import io.tributary.test.bench.load.ImportLoad;
 import io.tributary.test.bench.load.LargeTransactionLoad;
 import io.tributary.test.bench.load.LoadCounters;
 import io.tributary.test.bench.load.OltpLoad;
+import io.tributary.test.bench.load.TpccLoad;
 import io.tributary.test.daemon.DaemonProcess;
 import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardClusterConfig;
@@ -24,6 +25,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -38,13 +40,16 @@ import java.util.stream.Stream;
  * {@code bench-report/}): {@code index.html}, {@code summary.md}, {@code results.csv} and PNG plots
  * ({@link BenchReport}).
  *
- * <p>Scenarios ({@code --scenarios=import,oltp,large,blob,fanout,pipeline}, all by default):
+ * <p>Scenarios ({@code --scenarios=import,tpcc,oltp,large,blob,fanout,pipeline}, all by default):
  * <ul>
  * <li>import: {@code --import-tables=8,16,32} sharded tables over the 4 shards, one client per table inserting
  *     100-row batches ({@link ImportLoad});</li>
- * <li>oltp: {@code oltp_write_only}-like ({@link OltpLoad}) at {@code --oltp-clients=1,2,4,...} until the shards
- *     saturate (two levels in a row that commit less than 5% more shard transactions than the best so far end it),
- *     {@code --xa-share=0.1} of the transactions XA over two shards;</li>
+ * <li>tpcc: the TPC-C tables' initial population for {@code --tpcc-warehouses=8} warehouses sharded by warehouse
+ *     over the 4 shards, one loader per warehouse and per shard's copy of item ({@link TpccLoad}), measured from the
+ *     loaders' start to their end; {@code --tpcc-scale=1} shrinks the item, customer and order counts;</li>
+ * <li>oltp: {@code oltp_write_only}-like ({@link OltpLoad}) at {@code --oltp-clients=1,2,4,...,64} until the shards
+ *     saturate ({@link Saturation}: a level under 10% more shard transactions than the one before, confirmed by the
+ *     next, ends it; the report says where), {@code --xa-share=0.1} of the transactions XA over two shards;</li>
  * <li>large: {@code --large-mb=256,1024,4096} single transactions (one shard) and XA transactions (4 branches),
  *     persist off, AUTO and FORCE ({@code --large-modes}); the heap is 512 MB where persist is on; with persist off
  *     the heap is sized for the transaction up to {@code --off-heap-cap-mb} (bigger ones are reported not run);</li>
@@ -54,7 +59,7 @@ import java.util.stream.Stream;
  *     and write in this JVM, without shards or readers ({@link MergeBenchmark}'s approach).</li>
  * </ul>
  * Every window lasts {@code --duration=30} seconds. {@code --quick} picks small sizes and short windows for a
- * smoke run (under ~6 minutes on 2 cores). Progress (step n/m, elapsed, current EPS) is printed every 5 s.
+ * smoke run (~7 minutes on 2 shared cores). Progress (step n/m, elapsed, current EPS) is printed every 5 s.
  *
  * <pre>
  * ./mvnw -q -Pbench -pl cdc-test -am process-test-classes \
@@ -65,8 +70,8 @@ public final class BenchRunner {
 
     /** What to run. */
     public record Options(boolean quick, Path out, Path work, Set<String> scenarios, List<Integer> importTables,
-            List<Integer> oltpClients, double xaShare, int oltpRows, List<Integer> largeMb, List<String> largeModes,
-            long offHeapCapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
+            List<Integer> tpccWarehouses, double tpccScale, List<Integer> oltpClients, double xaShare, int oltpRows,
+            List<Integer> largeMb, List<String> largeModes, long offHeapCapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
             List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb) {
 
         public static Options parse(String... args) {
@@ -75,6 +80,8 @@ public final class BenchRunner {
             Path work = Path.of("target", "bench-work");
             Set<String> scenarios = new LinkedHashSet<>(BenchReport.SCENARIOS.keySet());
             List<Integer> importTables = quick ? List.of(8, 32) : List.of(8, 16, 32);
+            List<Integer> tpccWarehouses = quick ? List.of(4) : List.of(8);
+            double tpccScale = quick ? 0.05 : 1;
             List<Integer> oltpClients = quick ? List.of(2, 8) : List.of(1, 2, 4, 8, 16, 32, 64);
             double xaShare = 0.1;
             int oltpRows = quick ? 2000 : 20_000;
@@ -106,6 +113,8 @@ public final class BenchRunner {
                         }
                     }
                     case "--import-tables" -> importTables = ints(k, v);
+                    case "--tpcc-warehouses" -> tpccWarehouses = ints(k, v);
+                    case "--tpcc-scale" -> tpccScale = Double.parseDouble(v);
                     case "--oltp-clients" -> oltpClients = ints(k, v);
                     case "--xa-share" -> xaShare = Double.parseDouble(v);
                     case "--oltp-rows" -> oltpRows = Integer.parseInt(v);
@@ -129,7 +138,8 @@ public final class BenchRunner {
                     case "--duration" -> duration = Integer.parseInt(v);
                     case "--disk-test-mb" -> diskTestMb = Long.parseLong(v);
                     default -> throw new IllegalArgumentException("Unknown option " + a + ": allowed are --quick, --out=DIR,"
-                            + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --oltp-clients=LIST, --xa-share=F,"
+                            + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --tpcc-warehouses=LIST, --tpcc-scale=F,"
+                            + " --oltp-clients=LIST, --xa-share=F,"
                             + " --oltp-rows=N, --large-mb=LIST, --large-modes=off,AUTO,FORCE, --off-heap-cap-mb=N,"
                             + " --blob-clients=LIST, --blob-rows=N, --fanout=LIST, --fanout-clients=N,"
                             + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N");
@@ -138,8 +148,11 @@ public final class BenchRunner {
             if (xaShare < 0 || xaShare > 1) {
                 throw new IllegalArgumentException("Invalid value " + xaShare + " for --xa-share: must be 0 to 1");
             }
-            return new Options(quick, out, work, scenarios, importTables, oltpClients, xaShare, oltpRows, largeMb,
-                    largeModes, offHeapCapMb, blobClients, blobRows, fanout, fanoutClients, pipelineShards, pipelineShardMb,
+            if (!(tpccScale > 0 && tpccScale <= 1)) {
+                throw new IllegalArgumentException("Invalid value " + tpccScale + " for --tpcc-scale: above 0, at most 1");
+            }
+            return new Options(quick, out, work, scenarios, importTables, tpccWarehouses, tpccScale, oltpClients, xaShare,
+                    oltpRows, largeMb, largeModes, offHeapCapMb, blobClients, blobRows, fanout, fanoutClients, pipelineShards, pipelineShardMb,
                     duration, diskTestMb);
         }
 
@@ -156,6 +169,7 @@ public final class BenchRunner {
         int steps() {
             int n = 0;
             n += scenarios.contains("import") ? importTables.size() : 0;
+            n += scenarios.contains("tpcc") ? tpccWarehouses.size() : 0;
             n += scenarios.contains("oltp") ? oltpClients.size() : 0;
             n += scenarios.contains("large") ? largeMb.size() * largeModes.size() * 2 : 0;
             n += scenarios.contains("blob") ? blobClients.size() : 0;
@@ -166,7 +180,8 @@ public final class BenchRunner {
 
         String describe() {
             return (quick ? "quick" : "full") + ": windows of " + durationSeconds + " s; import tables " + importTables
-                    + "; oltp clients " + oltpClients + " (XA share " + xaShare + ", " + oltpRows + " rows per table)"
+                    + "; tpcc warehouses " + tpccWarehouses + " at scale " + tpccScale + "; oltp clients " + oltpClients
+                    + " (XA share " + xaShare + ", " + oltpRows + " rows per table)"
                     + "; large " + largeMb + " MB x " + largeModes + "; blob clients " + blobClients + "; fan-out "
                     + fanout + " subscribers under " + fanoutClients + " OLTP clients; pipeline shards " + pipelineShards
                     + " x " + pipelineShardMb + " MB";
@@ -180,6 +195,8 @@ public final class BenchRunner {
     private final Options o;
     private final PrintStream out;
     private final List<BenchRow> rows = new ArrayList<>();
+    /** What a scenario found as a whole (the OLTP ladder's saturation), printed below its table. */
+    private final Map<String, String> findings = new LinkedHashMap<>();
     private final long runStart = System.nanoTime();
     private ShardCluster cluster;
     private int step;
@@ -234,7 +251,7 @@ public final class BenchRunner {
             }
             // the scenarios that use the daemon with its default 1 GB heap share one (a start takes 15-60 s here);
             // large transactions need daemons of their own, pipeline-only none
-            List<String> order = Stream.of("import", "oltp", "blob", "fanout", "large", "pipeline")
+            List<String> order = Stream.of("import", "tpcc", "oltp", "blob", "fanout", "large", "pipeline")
                     .filter(o.scenarios()::contains).toList();
             for (String sc : order) {
                 if ((sc.equals("large") || sc.equals("pipeline")) && shared != null) {
@@ -244,6 +261,7 @@ public final class BenchRunner {
                 try {
                     switch (sc) {
                         case "import" -> importScenario();
+                        case "tpcc" -> tpccScenario();
                         case "oltp" -> oltpScenario();
                         case "large" -> largeScenario();
                         case "blob" -> blobScenario();
@@ -258,7 +276,8 @@ public final class BenchRunner {
                         rows.add(BenchRow.failed(sc, "-", Double.NaN, "", "scenario failed: " + e.getMessage()));
                     }
                 }
-                BenchReport.write(o.out(), machine, o.describe(), rows); // after every scenario: a partial report survives
+                // after every scenario: a partial report survives
+                BenchReport.write(o.out(), machine, o.describe(), rows, findings);
             }
         } finally {
             current = "done";
@@ -271,7 +290,7 @@ public final class BenchRunner {
             }
             deleteTree(o.work());
         }
-        BenchReport.write(o.out(), machine, o.describe(), rows);
+        BenchReport.write(o.out(), machine, o.describe(), rows, findings);
         out.printf(Locale.ROOT, "Finished %d points in %s%n", rows.size(), elapsed());
         return o.out();
     }
@@ -432,7 +451,8 @@ public final class BenchRunner {
             Thread.sleep(1000); // clients connected and running before the window opens
             sampler.resetPeaks();
             Snapshot a = snapshot(d, counters);
-            sleepWatching(o.durationSeconds(), d, counters);
+            long end = System.nanoTime() + o.durationSeconds() * 1_000_000_000L;
+            watch(() -> System.nanoTime() >= end, d, counters);
             Snapshot b = snapshot(d, counters);
             return row(scenario, load, loadValue, "", d, a, b, Double.NaN, note);
         } finally {
@@ -440,10 +460,29 @@ public final class BenchRunner {
         }
     }
 
-    private void sleepWatching(int seconds, DaemonProcess d, LoadCounters counters) throws InterruptedException {
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
+    /** Starts a load of a fixed size (an import) and measures it from its start until all its clients finished. */
+    private BenchRow wholeLoad(String scenario, String load, double loadValue, DaemonProcess d, LoadCounters counters,
+            java.util.concurrent.Callable<Clients> start, String note) throws Exception {
+        sampler.resetPeaks();
+        Snapshot a = snapshot(d, counters);
+        Clients clients = start.call();
+        try {
+            watch(() -> !clients.running(), d, counters);
+            if (counters.error != null) {
+                throw new IllegalStateException("the load failed: " + counters.error, counters.error);
+            }
+        } finally {
+            clients.stop();
+        }
+        Snapshot b = snapshot(d, counters);
+        return row(scenario, load, loadValue, "", d, a, b, Double.NaN, note);
+    }
+
+    /** Waits until {@code done}, failing as soon as the load or the daemon fails. */
+    private void watch(java.util.function.BooleanSupplier done, DaemonProcess d, LoadCounters counters)
+            throws InterruptedException {
         int n = 0;
-        while (System.nanoTime() < end) {
+        while (!done.getAsBoolean()) {
             Thread.sleep(200);
             if (counters != null && counters.error != null) {
                 throw new IllegalStateException("the load failed: " + counters.error, counters.error);
@@ -520,15 +559,44 @@ public final class BenchRunner {
         }
     }
 
+    /** "1 client", "8 clients": the load of a row with client threads. */
+    static String clientsLabel(int clients) {
+        return clients + (clients == 1 ? " client" : " clients");
+    }
+
+    private void tpccScenario() throws Exception {
+        for (int warehouses : o.tpccWarehouses()) {
+            String label = warehouses + " warehouses";
+            TpccLoad load = new TpccLoad(cluster.infos(), warehouses, o.tpccScale());
+            begin("tpcc, " + load.describe());
+            add(point("tpcc", label, warehouses, "", () -> {
+                DaemonProcess d = sharedDaemon();
+                load.prepare();
+                settle(d);
+                LoadCounters c = new LoadCounters();
+                current = "tpcc, " + label + ": loading";
+                BenchRow r = wholeLoad("tpcc", label, warehouses, d, c, () -> load.start(c), "");
+                long counted = load.countRows();
+                if (counted != c.rows.get()) {
+                    throw new IllegalStateException("the loaders committed " + c.rows.get() + " rows but the TPC-C tables"
+                            + " hold " + counted);
+                }
+                return r.withNote(String.format(Locale.ROOT, "%s; %d loaders, %d-row INSERTs in transactions of ~%d rows;"
+                        + " %,d rows in %.1f s (%,.0f rows/s on the shards)", load.describe(), load.loaders(),
+                        TpccLoad.ROWS_PER_INSERT, TpccLoad.ROWS_PER_TRANSACTION, c.rows.get(), r.seconds(),
+                        c.rows.get() / r.seconds()));
+            }));
+        }
+    }
+
     private void oltpScenario() throws Exception {
         current = "oltp: preparing " + SHARDS * OltpLoad.TABLES_PER_SHARD + " tables";
         OltpLoad load = new OltpLoad(cluster.infos(), o.oltpRows(), o.xaShare());
         load.prepare();
-        double best = 0;
+        Saturation saturation = new Saturation();
         int done = 0;
-        int flat = 0;
         for (int clients : o.oltpClients()) {
-            String label = clients + " clients";
+            String label = clientsLabel(clients);
             begin("oltp, " + label);
             BenchRow r = point("oltp", label, clients, "", () -> {
                 DaemonProcess d = sharedDaemon();
@@ -540,16 +608,12 @@ public final class BenchRunner {
             });
             add(r);
             done++;
-            // saturated: two levels in a row that commit less than 5% more shard transactions than the best so far
-            flat = r.measured() && r.clientTps() < best * 1.05 ? flat + 1 : 0;
-            if (flat == 2 && !o.quick()) {
-                out.printf(Locale.ROOT, "  shards saturated: %.0f shard TPS at %d clients, best so far %.0f%n",
-                        r.clientTps(), clients, best);
+            boolean saturated = saturation.add(label, r.clientTps());
+            findings.put("oltp", "Saturation: " + saturation.verdict() + ". Rule: " + Saturation.RULE + ".");
+            if (saturated) {
+                out.println("  shards " + saturation.verdict());
                 step += o.oltpClients().size() - done;
                 break;
-            }
-            if (r.measured()) {
-                best = Math.max(best, r.clientTps());
             }
         }
     }
@@ -711,7 +775,7 @@ public final class BenchRunner {
         BlobLoad load = new BlobLoad(cluster.infos(), o.blobRows());
         load.prepare();
         for (int clients : o.blobClients()) {
-            String label = clients + " clients";
+            String label = clientsLabel(clients);
             begin("blob, " + label);
             add(point("blob", label, clients, "", () -> {
                 DaemonProcess d = sharedDaemon();

@@ -7,15 +7,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Runs N load clients, each on its own thread and connection, until {@link #stop}. A client's step that
+ * Runs N load clients, each on its own thread and connection, until {@link #stop} (or until a client of a fixed-size
+ * load has {@linkplain Client#finished finished}). A client's step that
  * fails with a deadlock (1213) or lock wait timeout (1205) is counted and the client goes on; any other
  * error is kept in {@link LoadCounters#error} and stops that client.
  */
 public final class Clients implements AutoCloseable {
 
-    /** One client: {@link #step} runs one transaction on the client's own connection(s). */
+    /**
+     * One client: {@link #step} runs one transaction on the client's own connection(s), until the client is stopped
+     * or, for a load of a fixed size (an import), {@link #finished}.
+     */
     public interface Client extends AutoCloseable {
         void step() throws SQLException;
+
+        /** Whether the client has done all its work; a load that runs until stopped never finishes. */
+        default boolean finished() {
+            return false;
+        }
 
         @Override
         void close() throws SQLException;
@@ -65,7 +74,7 @@ public final class Clients implements AutoCloseable {
 
     private void loop(Client client) {
         try (client) {
-            while (!stopped.get()) {
+            while (!stopped.get() && !client.finished()) {
                 try {
                     client.step();
                 } catch (SQLException e) {
@@ -81,6 +90,11 @@ public final class Clients implements AutoCloseable {
                 counters.error = e;
             }
         }
+    }
+
+    /** Whether a client is still at work (not finished, not failed, not stopped). */
+    public boolean running() {
+        return threads.stream().anyMatch(Thread::isAlive);
     }
 
     /** Stops every client after its current transaction and waits for them. */
