@@ -12,6 +12,9 @@ import java.util.zip.CRC32;
  *
  * <p>Each method takes the file offset at which the event will start ({@code position}) and fills
  * {@code log_pos} with the offset just past the event, as servers do; it returns the event's length.
+ * {@code log_pos} is 4 bytes: past 4 GiB (a file that one large transaction carried over the limit) it
+ * holds the offset modulo 2<sup>32</sup>, as MySQL's {@code Log_event::write_header_to_memory} stores
+ * {@code static_cast<uint32>(log_pos)}; readers take positions from the file offset, not from the header.
  * Every event carries this encoder's {@code server_id}: the global binlog is its own source.
  *
  * <p>Row events and table maps are relayed as bytes: the source event's body is copied, only the table
@@ -391,11 +394,8 @@ public final class BinlogEventEncoder {
 
     private int endAt(ByteBuf out, int start, long logPos) {
         int length = out.writerIndex() - start + FormatDescription.CHECKSUM_LENGTH;
-        if (logPos > 0xFFFF_FFFFL) {
-            throw new IllegalStateException("log_pos " + logPos + " does not fit 32 bits: rotate before 4 GiB");
-        }
         out.setIntLE(start + 9, length);
-        out.setIntLE(start + 13, (int) logPos);
+        out.setIntLE(start + 13, (int) logPos); // the low 32 bits, see the class comment
         crc.reset();
         if (out.hasArray()) {
             crc.update(out.array(), out.arrayOffset() + start, length - FormatDescription.CHECKSUM_LENGTH);

@@ -155,10 +155,8 @@ final class BinlogStreamTracker {
             default -> {
             }
         }
-        // log_pos 0 or going backwards marks an event that does not move the position (the FDE a
-        // server re-sends when a dump starts mid-file, events inside a transaction payload).
-        if (logPos != 0 && logPos >= position && !artificial && type != ROTATE && type != HEARTBEAT && type != HEARTBEAT_V2) {
-            position = logPos;
+        if (logPos != 0 && !artificial && type != ROTATE && type != HEARTBEAT && type != HEARTBEAT_V2) {
+            position = endOf(logPos, size);
         }
         if (inTransaction) {
             eventsInTransaction++;
@@ -176,6 +174,21 @@ final class BinlogStreamTracker {
         }
         return new ShardEvent(shard, type, timestamp, serverId, size, logPos, flags, hasChecksum, current, restart,
                 end, ev);
+    }
+
+    /**
+     * Where an event with this {@code log_pos} ends. log_pos holds the end offset modulo 2<sup>32</sup>: a server
+     * lets one transaction carry its file past 4 GiB and keeps writing the low 32 bits. An event that follows the
+     * previous one directly ends at {@code position + size}, whatever the wrap; otherwise log_pos counts as is
+     * when it moves forward (the first event after a start), and going backwards marks an event that does not
+     * move the position (the FDE a server re-sends when a dump starts mid-file).
+     */
+    private long endOf(long logPos, long size) {
+        long contiguous = position + size;
+        if ((contiguous & 0xFFFF_FFFFL) == logPos) {
+            return contiguous;
+        }
+        return Math.max(position, logPos);
     }
 
     /** Events of the open transaction handed on so far (0 outside a transaction). */

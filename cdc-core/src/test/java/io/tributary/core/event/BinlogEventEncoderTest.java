@@ -9,6 +9,7 @@ import com.github.shyiko.mysql.binlog.event.EventData;
 import com.github.shyiko.mysql.binlog.event.TableMapEventData;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -134,6 +135,25 @@ class BinlogEventEncoderTest {
             long total = BinlogEventEncoder.gtidTransactionLength(rest);
             assertThat(total).isEqualTo(rest + BinlogEventEncoder.gtidEventSize(total));
         }
+    }
+
+    @Test
+    void shouldWriteTheLow32BitsOfLogPosPastFourGibibytesAndAValidChecksum() {
+        BinlogEventEncoder enc = new BinlogEventEncoder(BinlogFlavor.MYSQL, 7);
+        ByteBuf out = Unpooled.buffer();
+        out.writeBytes(BinlogEventDecoder.MAGIC);
+        enc.formatDescription(out, 1_700_000_000L);
+        FormatDescription fde = new BinlogEventDecoder("fde", ByteBufUtil.getBytes(out)).next().body(FormatDescription.class);
+        long start = (5L << 30) + 123; // an event starting 5 GiB into a file
+        ByteBuf xid = Unpooled.buffer();
+        int length = enc.xid(xid, start, 1_700_000_000L, 42);
+        byte[] bytes = ByteBufUtil.getBytes(xid);
+        BinlogEvent e = BinlogEventDecoder.continuing("past 4 GiB", fde, start, bytes, 0, bytes.length, DecoderOptions.FULL)
+                .next();
+        assertThat(e.offset()).isEqualTo(start);
+        assertThat(e.header().logPos()).as("log_pos = end offset mod 2^32, as MySQL and MariaDB write it")
+                .isEqualTo((start + length) & 0xFFFF_FFFFL);
+        assertThat(e.body(XidEvent.class).xid()).isEqualTo(42);
     }
 
     @Test

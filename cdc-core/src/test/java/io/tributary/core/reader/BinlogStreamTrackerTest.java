@@ -155,6 +155,22 @@ class BinlogStreamTrackerTest {
     }
 
     @Test
+    void shouldFollowAFilePastFourGibibytesWhereLogPosWraps() {
+        long start = (1L << 32) - 2_500;
+        BinlogStreamTracker tracker = new BinlogStreamTracker("s0", true, ShardPosition.at("shard-bin.000003", start));
+        long end = start;
+        for (int i = 0; i < 6; i++) {
+            byte[] rows = new byte[1_000];
+            rows[4] = 30; // WRITE_ROWS_V2: only its header matters here
+            end += rows.length;
+            Unpooled.wrappedBuffer(rows).setIntLE(9, rows.length).setIntLE(13, (int) end); // log_pos = end mod 2^32
+            ShardEvent e = tracker.accept(Unpooled.wrappedBuffer(rows));
+            assertThat(e.position().position()).as("position after event %d (log_pos %d)", i, e.logPos()).isEqualTo(end);
+        }
+        assertThat(end).isGreaterThan(1L << 32);
+    }
+
+    @Test
     void shouldRefuseAnEventWhoseSizeDisagreesWithThePacket() {
         byte[] header = new byte[19];
         header[4] = 2;

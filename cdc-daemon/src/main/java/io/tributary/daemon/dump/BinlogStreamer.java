@@ -251,6 +251,9 @@ final class BinlogStreamer implements Runnable {
                 throw new DumpRefused("Client requested master to start replication from position > file size: "
                         + start + " is beyond the end of the binlog (" + mark.position() + "; files " + filesText() + ")");
             }
+            BinlogFileReader.fourBytePositionProblem(writer, start).ifPresent(problem -> {
+                throw new DumpRefused(problem);
+            });
             return BinlogFileReader.at(writer, start);
         }
         String gtids = request.gtids();

@@ -39,7 +39,10 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
 
     /** The smallest file size accepted: room for the file header and a few transactions. */
     public static final long MIN_FILE_SIZE = 4096;
-    /** log_pos is 32 bits: a file may not reach 4 GiB. */
+    /**
+     * log_pos and COM_BINLOG_DUMP positions are 32 bits: the rotation threshold stays below 4 GiB, so only a
+     * transaction larger than the room left carries a file past it (as on a server, see {@link GlobalBinlogWriter}).
+     */
     public static final long MAX_FILE_SIZE = (1L << 32) - (64L << 20);
 
     /** Every key, its default and its meaning. */

@@ -10,9 +10,11 @@ import io.tributary.core.reader.MariaDbGtidPosition;
 import io.tributary.core.reader.MySqlGtidSet;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -30,6 +32,8 @@ import java.util.UUID;
  * reader per subscriber.
  */
 public final class BinlogFileReader implements Closeable {
+
+    private static final long FOUR_GIB = 1L << 32;
 
     /** Which transactions the subscriber already has. */
     private interface Executed {
@@ -70,6 +74,26 @@ public final class BinlogFileReader implements Closeable {
             r.scanner.seek(start.position());
         }
         return r;
+    }
+
+    /**
+     * Why a subscriber cannot start at {@code start} given as COM_BINLOG_DUMP's 4-byte position, or empty when
+     * it can. A file that one transaction carried past 4 GiB holds events whose offsets the command cannot
+     * express (their {@code log_pos} is the offset modulo 2<sup>32</sup>, as on a server), so a position
+     * {@code p} there may mean {@code p} or {@code p + 4 GiB}; such a start is refused and the subscriber is told
+     * to resume by GTID. Position 4, the file's start, is never refused.
+     */
+    public static Optional<String> fourBytePositionProblem(GlobalBinlogWriter writer, BinlogPosition start)
+            throws IOException {
+        long size = Files.size(writer.config().dir().resolve(start.file()));
+        long alias = start.position() + FOUR_GIB;
+        if (start.position() <= BinlogFiles.FIRST_EVENT || alias > size) {
+            return Optional.empty();
+        }
+        return Optional.of("position " + start.position() + " in " + start.file() + " is ambiguous: the file is "
+                + size + " bytes, past 4 GiB (one transaction carried it over), so COM_BINLOG_DUMP's 4-byte position may"
+                + " mean " + start.position() + " or " + alias + "; resume by GTID instead (MySQL: COM_BINLOG_DUMP_GTID,"
+                + " SOURCE_AUTO_POSITION=1; MariaDB: @slave_connect_state, MASTER_USE_GTID=slave_pos)");
     }
 
     /**

@@ -246,7 +246,7 @@ public final class BinlogRecovery {
 
     private void validateLastFile(Path file, BinlogCheckpoint cp, long previousSequence) throws IOException {
         long lastGtid = previousSequence;
-        int events = 0;
+        long events = 0;
         try (BinlogEventScanner s = BinlogEventScanner.open(file)) {
             for (BinlogEvent e = s.next(cp.position()); e != null; e = s.next(cp.position())) {
                 events++;

@@ -54,7 +54,11 @@ import org.slf4j.LoggerFactory;
  * <p>Rotation happens only between transactions: after a transaction that brings the file to
  * {@code binlog.file.size} or more, or on {@link #rotate()} ({@code FLUSH BINARY LOGS}). The old file
  * is fsynced before the new one is created, so a durable position in a later file implies the whole
- * earlier file is durable.
+ * earlier file is durable. A transaction larger than the room left below 4 GiB carries its file past
+ * 4 GiB, as MySQL and MariaDB let it ({@code max_binlog_size} is checked after a transaction): positions
+ * are 64-bit everywhere here (checkpoint, index, readers, recovery), the events' {@code log_pos} holds
+ * the low 32 bits ({@link BinlogEventEncoder}), and a subscriber enters such a file by GTID, or by a
+ * COM_BINLOG_DUMP position only where it is unambiguous ({@link BinlogFileReader#fourBytePositionProblem}).
  *
  * <p>Durability is the {@link BinlogSyncer}'s job (see there for the order fsync, checkpoint, publish).
  * A write error (a full disk) undoes the partial write, so the file ends on an event boundary (a

@@ -122,7 +122,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
         } finally {
             event.release();
         }
-        long offset = event.logPos() == 0 ? before.position() : event.logPos() - event.eventSize();
+        long offset = event.logPos() == 0 ? before.position() : event.position().position() - event.eventSize();
         String file = before.file();
         if (event.type() == EventType.FORMAT_DESCRIPTION.code()) {
             byte[] withMagic = new byte[MAGIC.length + bytes.length];

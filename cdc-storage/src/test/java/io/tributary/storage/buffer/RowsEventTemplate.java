@@ -20,9 +20,10 @@ import java.util.zip.CRC32;
  * Synthetic transactions of any size made from a REAL table map and write-rows event of the binlog corpus:
  * event {@code i} is the template's rows event with its row images repeated to the wanted size, and its
  * {@code log_pos} and timestamp set from {@code i}, so events differ from each other and can be
- * regenerated to compare byte for byte. The checksum trailer is recomputed; each event decodes.
+ * regenerated to compare byte for byte. The checksum trailer is recomputed; each event decodes. Public for
+ * the global binlog's large-file test.
  */
-final class RowsEventTemplate {
+public final class RowsEventTemplate {
 
     /** Corpus files tried in order; the first with a TABLE_MAP followed by WRITE_ROWS is used. */
     private static final List<String> CANDIDATES = List.of("mariadb-11.x/mariadbpoc__domain_id_0_mariadb-repl-bin.000001",
@@ -30,7 +31,7 @@ final class RowsEventTemplate {
 
     final String file;
     final FormatDescription fde;
-    final BinlogEvent tableMap;
+    public final BinlogEvent tableMap;
     final BinlogEvent rows;
     private final byte[] prefix;
     private final byte[] rowImages;
@@ -48,7 +49,7 @@ final class RowsEventTemplate {
     }
 
     /** The template from the corpus; the calling test is skipped with the reason when the corpus is absent. */
-    static RowsEventTemplate load() {
+    public static RowsEventTemplate load() {
         String shared = System.getProperty("tributary.shared.dir");
         Path dir = shared == null ? null : Path.of(shared, "testdata", "binlog");
         assumeTrue(dir != null && Files.isDirectory(dir), "binlog corpus not found: system property tributary.shared.dir is "
@@ -99,7 +100,7 @@ final class RowsEventTemplate {
     }
 
     /** Event {@code i} decoded as the reader path would hand it over (its own buffer). */
-    BinlogEvent event(long i, int targetBytes, DecoderOptions options) {
+    public BinlogEvent event(long i, int targetBytes, DecoderOptions options) {
         byte[] b = eventBytes(i, targetBytes);
         BinlogEventDecoder d = BinlogEventDecoder.continuing(file, fde, 1_000_000L + i, b, 0, b.length, options);
         return d.next();

@@ -51,8 +51,9 @@ import java.util.stream.Stream;
  *     saturate ({@link Saturation}: a level under 10% more shard transactions than the one before, confirmed by the
  *     next, ends it; the report says where), {@code --xa-share=0.1} of the transactions XA over two shards;</li>
  * <li>large: {@code --large-mb=256,1024,4096} single transactions (one shard) and XA transactions (4 branches),
- *     persist off, AUTO and FORCE ({@code --large-modes}); the heap is 512 MB where persist is on; with persist off
- *     the heap is sized for the transaction up to {@code --off-heap-cap-mb} (bigger ones are reported not run);</li>
+ *     persist off, AUTO and FORCE ({@code --large-modes}; {@code --large-kinds=single,XA}); the heap is 512 MB
+ *     where persist is on; with persist off the heap is sized for the transaction up to {@code --off-heap-cap-mb}
+ *     (bigger ones are reported not run), or fixed by {@code --off-heap-mb} (what does not fit fails clearly);</li>
  * <li>blob: 512 KB rows, update load at {@code --blob-clients=1,4,16} ({@link BlobLoad});</li>
  * <li>fanout: {@code --fanout=1,8,64} {@code BinaryLogClient}s tailing the daemon's dump port under OLTP load;</li>
  * <li>pipeline: {@code --pipeline-shards=4,16} recorded shard streams (a real MariaDB OLTP binlog) through merge
@@ -71,7 +72,8 @@ public final class BenchRunner {
     /** What to run. */
     public record Options(boolean quick, Path out, Path work, Set<String> scenarios, List<Integer> importTables,
             List<Integer> tpccWarehouses, double tpccScale, List<Integer> oltpClients, double xaShare, int oltpRows,
-            List<Integer> largeMb, List<String> largeModes, long offHeapCapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
+            List<Integer> largeMb, List<String> largeModes, List<String> largeKinds, long offHeapCapMb, long offHeapMb,
+            List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
             List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb) {
 
         public static Options parse(String... args) {
@@ -87,7 +89,9 @@ public final class BenchRunner {
             int oltpRows = quick ? 2000 : 20_000;
             List<Integer> largeMb = quick ? List.of(16) : List.of(256, 1024, 4096);
             List<String> largeModes = List.of("off", "AUTO", "FORCE");
+            List<String> largeKinds = List.of("single", "XA");
             long offHeapCapMb = 6144;
+            long offHeapMb = 0;
             List<Integer> blobClients = quick ? List.of(2) : List.of(1, 4, 16);
             int blobRows = quick ? 8 : 64;
             List<Integer> fanout = quick ? List.of(1, 8) : List.of(1, 8, 64);
@@ -128,7 +132,17 @@ public final class BenchRunner {
                             }
                         }
                     }
+                    case "--large-kinds" -> {
+                        largeKinds = List.of(v.split(","));
+                        for (String kind : largeKinds) {
+                            if (!List.of("single", "XA").contains(kind)) {
+                                throw new IllegalArgumentException("Invalid value " + kind
+                                        + " for --large-kinds: allowed are single,XA");
+                            }
+                        }
+                    }
                     case "--off-heap-cap-mb" -> offHeapCapMb = Long.parseLong(v);
+                    case "--off-heap-mb" -> offHeapMb = Long.parseLong(v);
                     case "--blob-clients" -> blobClients = ints(k, v);
                     case "--blob-rows" -> blobRows = Integer.parseInt(v);
                     case "--fanout" -> fanout = ints(k, v);
@@ -140,7 +154,8 @@ public final class BenchRunner {
                     default -> throw new IllegalArgumentException("Unknown option " + a + ": allowed are --quick, --out=DIR,"
                             + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --tpcc-warehouses=LIST, --tpcc-scale=F,"
                             + " --oltp-clients=LIST, --xa-share=F,"
-                            + " --oltp-rows=N, --large-mb=LIST, --large-modes=off,AUTO,FORCE, --off-heap-cap-mb=N,"
+                            + " --oltp-rows=N, --large-mb=LIST, --large-modes=off,AUTO,FORCE, --large-kinds=single,XA,"
+                            + " --off-heap-cap-mb=N, --off-heap-mb=N,"
                             + " --blob-clients=LIST, --blob-rows=N, --fanout=LIST, --fanout-clients=N,"
                             + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N");
                 }
@@ -152,7 +167,8 @@ public final class BenchRunner {
                 throw new IllegalArgumentException("Invalid value " + tpccScale + " for --tpcc-scale: above 0, at most 1");
             }
             return new Options(quick, out, work, scenarios, importTables, tpccWarehouses, tpccScale, oltpClients, xaShare,
-                    oltpRows, largeMb, largeModes, offHeapCapMb, blobClients, blobRows, fanout, fanoutClients, pipelineShards, pipelineShardMb,
+                    oltpRows, largeMb, largeModes, largeKinds, offHeapCapMb, offHeapMb, blobClients, blobRows, fanout,
+                    fanoutClients, pipelineShards, pipelineShardMb,
                     duration, diskTestMb);
         }
 
@@ -171,7 +187,7 @@ public final class BenchRunner {
             n += scenarios.contains("import") ? importTables.size() : 0;
             n += scenarios.contains("tpcc") ? tpccWarehouses.size() : 0;
             n += scenarios.contains("oltp") ? oltpClients.size() : 0;
-            n += scenarios.contains("large") ? largeMb.size() * largeModes.size() * 2 : 0;
+            n += scenarios.contains("large") ? largeMb.size() * largeModes.size() * largeKinds.size() : 0;
             n += scenarios.contains("blob") ? blobClients.size() : 0;
             n += scenarios.contains("fanout") ? fanout.size() : 0;
             n += scenarios.contains("pipeline") ? pipelineShards.size() : 0;
@@ -182,7 +198,7 @@ public final class BenchRunner {
             return (quick ? "quick" : "full") + ": windows of " + durationSeconds + " s; import tables " + importTables
                     + "; tpcc warehouses " + tpccWarehouses + " at scale " + tpccScale + "; oltp clients " + oltpClients
                     + " (XA share " + xaShare + ", " + oltpRows + " rows per table)"
-                    + "; large " + largeMb + " MB x " + largeModes + "; blob clients " + blobClients + "; fan-out "
+                    + "; large " + largeMb + " MB x " + largeModes + " x " + largeKinds + "; blob clients " + blobClients + "; fan-out "
                     + fanout + " subscribers under " + fanoutClients + " OLTP clients; pipeline shards " + pipelineShards
                     + " x " + pipelineShardMb + " MB";
         }
@@ -627,7 +643,11 @@ public final class BenchRunner {
             long limitMb = (long) Math.ceil(maxMb * 1.5) + 64;
             long heapMb = Math.max(1024, (long) (limitMb * 1.6) + 512);
             List<Integer> sizes = o.largeMb();
-            if (heapMb > o.offHeapCapMb()) {
+            if (o.offHeapMb() > 0) {
+                // a fixed heap (e.g. the 512 MB of the persist-on runs): what does not fit must fail clearly
+                heapMb = o.offHeapMb();
+                limitMb = heapMb / 2;
+            } else if (heapMb > o.offHeapCapMb()) {
                 // size the heap for the largest size that fits under the cap; larger ones are not run
                 int fits = o.largeMb().stream().filter(mb -> (Math.ceil(mb * 1.5) + 64) * 1.6 + 512 <= o.offHeapCapMb())
                         .max(Integer::compare).orElse(0);
@@ -677,7 +697,7 @@ public final class BenchRunner {
     private DaemonProcess largeRuns(DaemonProcess first, DaemonStart restart, LargeTransactionLoad load, String mode,
             List<Integer> sizes, String note) throws Exception {
         DaemonProcess d = first;
-        for (String kind : List.of("single", "XA")) {
+        for (String kind : o.largeKinds()) {
             for (int mb : o.largeMb()) {
                 String variant = kind + "/" + mode;
                 String label = mb + " MB " + kind;
