@@ -108,12 +108,12 @@ public final class GlobalTableRegistry {
 
     /** The rows event under the global id of the shard's table map it refers to. */
     public GlobalEvent.Rows rows(String shard, BinlogEvent event) {
-        RowsEvent rows = event.body(RowsEvent.class);
+        long tableId = RowsEvent.tableIdOf(event);
         Map<Long, Long> m = physicalIds.get(shard);
-        Long id = m == null ? null : m.get(rows.tableId());
+        Long id = m == null ? null : m.get(tableId);
         if (id == null) {
             throw new IllegalStateException("shard " + shard + ": " + event.type() + " at offset " + event.offset()
-                    + " refers to table id " + rows.tableId() + ", but no TABLE_MAP for it precedes it in the transaction"
+                    + " refers to table id " + tableId + ", but no TABLE_MAP for it precedes it in the transaction"
                     + " (known ids: " + (m == null ? "none" : m.keySet()) + ")");
         }
         return new GlobalEvent.Rows(event, id);
