@@ -44,7 +44,8 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
     private final int end;
     private final long base;
     private final DecoderOptions options;
-    private final CRC32 crc = new CRC32();
+    /** Made on the first checksum verified: a decoder of one event with checksums off never needs it. */
+    private CRC32 crc;
 
     private State state = State.READ_MAGIC;
     private int pos;
@@ -316,6 +317,9 @@ public final class BinlogEventDecoder implements Iterator<BinlogEvent> {
     }
 
     private void verifyChecksum(long offset, int size, boolean isFde, int flags, String typeName) {
+        if (crc == null) {
+            crc = new CRC32();
+        }
         crc.reset();
         int covered = size - FormatDescription.CHECKSUM_LENGTH;
         if (isFde && (flags & EventHeader.LOG_EVENT_BINLOG_IN_USE_F) != 0) {

@@ -1,8 +1,12 @@
 package io.tributary.core.event;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.zip.CRC32;
 
@@ -46,6 +50,18 @@ public final class BinlogEventEncoder {
     private final long serverId;
     private final int serverVersionNumber;
     private final CRC32 crc = new CRC32();
+    /**
+     * Table map bodies already written, by the source's decoded body. A decoded body stands for one body's
+     * bytes (the decoder makes one per event, and the merge path shares one among the events with the same
+     * body bytes), and a shard writes the same table map before every statement on the table, so its renamed
+     * body is made once. Only the header and checksum are made per event.
+     */
+    private final Map<TableMapEvent, RenamedTableMap> renamedTableMaps = new IdentityHashMap<>();
+
+    private record RenamedTableMap(long tableId, String database, String table, byte[] body) {
+    }
+
+    private static final int RENAMED_TABLE_MAPS = 4096;
 
     /**
      * @param flavor   the server the output looks like
@@ -222,6 +238,28 @@ public final class BinlogEventEncoder {
     public int tableMap(ByteBuf out, long position, BinlogEvent source, long newTableId, String database,
                         String table) {
         requireType(source, EventType.TABLE_MAP);
+        TableMapEvent model = source.body() instanceof TableMapEvent t ? t : null;
+        RenamedTableMap known = model == null ? null : renamedTableMaps.get(model);
+        if (known == null || known.tableId() != newTableId || !known.database().equals(database)
+                || !known.table().equals(table)) {
+            ByteBuf body = Unpooled.buffer();
+            writeTableMapBody(body, source, model, newTableId, database, table);
+            known = new RenamedTableMap(newTableId, database, table, ByteBufUtil.getBytes(body));
+            if (model != null) {
+                if (renamedTableMaps.size() >= RENAMED_TABLE_MAPS) {
+                    renamedTableMaps.clear();
+                }
+                renamedTableMaps.put(model, known);
+            }
+        }
+        int start = begin(out, EventType.TABLE_MAP, source.header().timestamp(), source.header().flags());
+        out.writeBytes(known.body());
+        return end(out, start, position);
+    }
+
+    /** The body of {@link #tableMap}: the new table id and names, the source's column section. */
+    private void writeTableMapBody(ByteBuf out, BinlogEvent source, TableMapEvent model, long newTableId,
+                                   String database, String table) {
         byte[] db = database.getBytes(StandardCharsets.UTF_8);
         byte[] tbl = table.getBytes(StandardCharsets.UTF_8);
         if (db.length > 255 || tbl.length > 255) {
@@ -237,7 +275,6 @@ public final class BinlogEventEncoder {
         if (tail > bodyEnd) {
             throw new IllegalArgumentException("table map at offset " + source.offset() + " is shorter than its names");
         }
-        int start = begin(out, EventType.TABLE_MAP, source.header().timestamp(), source.header().flags());
         writeTableId(out, newTableId);
         out.writeBytes(src, flagsAt, 2);
         out.writeByte(db.length);
@@ -246,7 +283,6 @@ public final class BinlogEventEncoder {
         out.writeByte(tbl.length);
         out.writeBytes(tbl);
         out.writeByte(0);
-        TableMapEvent model = source.body() instanceof TableMapEvent t ? t : null;
         if (model == null || !groupsDifferAcrossFlavors(model)) {
             out.writeBytes(src, tail, bodyEnd - tail);
         } else {
@@ -258,7 +294,6 @@ public final class BinlogEventEncoder {
                     model.metadata(), flavor.isMariaDb());
             copyFieldsExcept(out, src, optional, bodyEnd, java.util.Set.of(1, 2, 3));
         }
-        return end(out, start, position);
     }
 
     private static boolean groupsDifferAcrossFlavors(TableMapEvent model) {

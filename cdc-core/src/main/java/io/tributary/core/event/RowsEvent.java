@@ -48,6 +48,29 @@ public record RowsEvent(long tableId, int flags, byte[] extraData, int columnCou
     }
 
     /** A read-only view of the row images (checksum trailer excluded). */
+    /**
+     * The table id of a rows event: from its body when it was decoded, else read from its post-header, where
+     * it is 6 bytes (every format whose rows post-header is 8 or 10 bytes long; see {@link #hasSixByteTableId}).
+     * The merge path reads no more than this of a rows event.
+     */
+    public static long tableIdOf(BinlogEvent event) {
+        if (event.body() instanceof RowsEvent r) {
+            return r.tableId();
+        }
+        if (event.type() == null || !event.type().isRows() || event.length() < EventHeader.LENGTH + 6) {
+            throw new IllegalArgumentException("not a rows event with a table id: " + event);
+        }
+        return Bytes.uN(event.buffer(), event.bufferOffset() + EventHeader.LENGTH, 6);
+    }
+
+    /**
+     * Whether rows events of type {@code typeCode} carry a 6-byte table id under {@code fde} (post-header 8 or
+     * 10 bytes); the oldest formats (post-header 6) have a 4-byte one.
+     */
+    public static boolean hasSixByteTableId(FormatDescription fde, int typeCode) {
+        return fde.headerLength() == EventHeader.LENGTH && fde.postHeaderLength(typeCode) >= 8;
+    }
+
     public ByteBuffer rows() {
         return ByteBuffer.wrap(buffer, rowsOffset, rowsLength).slice().asReadOnlyBuffer();
     }

@@ -48,7 +48,7 @@ public final class GlobalTableRegistry {
     private final Map<Key, Assigned> ids = new HashMap<>();
     private final Map<LogicalTable, Map<String, ColumnLayout>> current = new HashMap<>();
     private final Map<LogicalTable, java.util.Set<java.util.Set<ColumnLayout>>> reportedPairs = new HashMap<>();
-    private final Map<String, Map<Long, Long>> physicalIds = new HashMap<>();
+    private final Map<String, PhysicalIds> physicalIds = new HashMap<>();
     private final List<LayoutConflict> conflicts = new ArrayList<>();
     /** Per shard and physical table id, the last table map renamed (shard readers share decoded bodies). */
     private final Map<String, Map<Long, Renamed>> renamed = new HashMap<>();
@@ -72,7 +72,7 @@ public final class GlobalTableRegistry {
         Renamed r = byId.get(map.tableId());
         if (r != null && r.body() == map && r.layoutChanges() == layoutChanges) {
             // the same decoded body as last time, nothing changed since: same logical table, same id, no new conflict
-            physicalIds.computeIfAbsent(shard, s -> new LinkedHashMap<>()).put(map.tableId(), r.id());
+            physicalIds.computeIfAbsent(shard, s -> new PhysicalIds()).put(map.tableId(), r.id());
             return new GlobalEvent.TableMap(event, r.id(), r.table().database(), r.table().table());
         }
         LogicalTable table = names.logicalTable(map.database(), map.table());
@@ -102,28 +102,72 @@ public final class GlobalTableRegistry {
             byId.clear();
         }
         byId.put(map.tableId(), new Renamed(map, table, assigned.id(), layoutChanges));
-        physicalIds.computeIfAbsent(shard, s -> new LinkedHashMap<>()).put(map.tableId(), assigned.id());
+        physicalIds.computeIfAbsent(shard, s -> new PhysicalIds()).put(map.tableId(), assigned.id());
         return new GlobalEvent.TableMap(event, assigned.id(), table.database(), table.table());
     }
 
     /** The rows event under the global id of the shard's table map it refers to. */
     public GlobalEvent.Rows rows(String shard, BinlogEvent event) {
-        RowsEvent rows = event.body(RowsEvent.class);
-        Map<Long, Long> m = physicalIds.get(shard);
-        Long id = m == null ? null : m.get(rows.tableId());
-        if (id == null) {
+        long tableId = RowsEvent.tableIdOf(event);
+        PhysicalIds m = physicalIds.get(shard);
+        long id = m == null ? -1 : m.get(tableId);
+        if (id < 0) {
             throw new IllegalStateException("shard " + shard + ": " + event.type() + " at offset " + event.offset()
-                    + " refers to table id " + rows.tableId() + ", but no TABLE_MAP for it precedes it in the transaction"
-                    + " (known ids: " + (m == null ? "none" : m.keySet()) + ")");
+                    + " refers to table id " + tableId + ", but no TABLE_MAP for it precedes it in the transaction"
+                    + " (known ids: " + (m == null ? "none" : m) + ")");
         }
         return new GlobalEvent.Rows(event, id);
     }
 
     /** Forgets the shard's physical table ids: its transaction ended. */
     public void endTransaction(String shard) {
-        Map<Long, Long> m = physicalIds.get(shard);
+        PhysicalIds m = physicalIds.get(shard);
         if (m != null) {
             m.clear();
+        }
+    }
+
+    /**
+     * One shard's physical table ids in the current transaction and their global ids, in the order mapped. A
+     * transaction maps a handful of tables, so a scan of two arrays beats a map of boxed longs per rows event.
+     */
+    private static final class PhysicalIds {
+        private long[] physical = new long[8];
+        private long[] global = new long[8];
+        private int size;
+
+        void put(long physicalId, long globalId) {
+            for (int i = 0; i < size; i++) {
+                if (physical[i] == physicalId) {
+                    global[i] = globalId;
+                    return;
+                }
+            }
+            if (size == physical.length) {
+                physical = java.util.Arrays.copyOf(physical, size * 2);
+                global = java.util.Arrays.copyOf(global, size * 2);
+            }
+            physical[size] = physicalId;
+            global[size++] = globalId;
+        }
+
+        /** The global id of {@code physicalId}, or -1. */
+        long get(long physicalId) {
+            for (int i = size - 1; i >= 0; i--) {
+                if (physical[i] == physicalId) {
+                    return global[i];
+                }
+            }
+            return -1;
+        }
+
+        void clear() {
+            size = 0;
+        }
+
+        @Override
+        public String toString() {
+            return java.util.Arrays.toString(java.util.Arrays.copyOf(physical, size));
         }
     }
 

@@ -206,6 +206,9 @@ final class CheckpointLedger {
             if (size > 0 && sequenceAt(size - 1) == sequence) {
                 return at(size - 1);
             }
+            if (size > 0 && sequenceAt(0) == sequence) {
+                return at(0); // the usual emission: the shard's oldest unit
+            }
             int i = indexOf(sequence);
             return i >= 0 ? at(i) : null;
         }

@@ -305,6 +305,66 @@ class BinlogEventEncoderTest {
         return true;
     }
 
+    @ParameterizedTest
+    @EnumSource(BinlogFlavor.class)
+    void shouldRenameARepeatedTableMapBodyUnderWhateverIdAndNamesEachCallGives(BinlogFlavor flavor) {
+        byte[] input = BinlogCorpus.read(BinlogCorpus.directory().resolve(MARIADB_SOURCE));
+        BinlogEvent map = null;
+        for (BinlogEventDecoder d = new BinlogEventDecoder(MARIADB_SOURCE, input); d.hasNext() && map == null; ) {
+            BinlogEvent e = d.next();
+            map = e.type() == EventType.TABLE_MAP ? e : null;
+        }
+        assertThat(map).as("a TABLE_MAP in %s", MARIADB_SOURCE).isNotNull();
+        BinlogEventEncoder reused = new BinlogEventEncoder(flavor, 7);
+        // the same decoded body again and again (as the merge path shares it), under changing ids and names
+        long[] ids = {1000, 1000, 1001, 1000, 1000, 1000};
+        String[] dbs = {"a", "a", "a", "b", "a", "a"};
+        String[] tables = {"t", "t", "t", "t", "u", "t"};
+        for (int i = 0; i < ids.length; i++) {
+            byte[] cached = fileWith(flavor, reused, map, ids[i], dbs[i], tables[i]);
+            byte[] fresh = fileWith(flavor, new BinlogEventEncoder(flavor, 7), map, ids[i], dbs[i], tables[i]);
+            assertThat(cached).as("call %d: id %d, %s.%s", i, ids[i], dbs[i], tables[i]).isEqualTo(fresh);
+            List<BinlogEvent> events = new ArrayList<>();
+            new BinlogEventDecoder("renamed", cached).forEachRemaining(events::add);
+            TableMapEvent renamed = events.get(1).body(TableMapEvent.class);
+            assertThat(renamed.tableId()).isEqualTo(ids[i]);
+            assertThat(renamed.database() + "." + renamed.table()).isEqualTo(dbs[i] + "." + tables[i]);
+        }
+    }
+
+    /** A binlog of a format description and {@code map} renamed by {@code encoder}. */
+    private static byte[] fileWith(BinlogFlavor flavor, BinlogEventEncoder encoder, BinlogEvent map, long id, String db,
+                                   String table) {
+        ByteBuf out = Unpooled.buffer();
+        out.writeBytes(BinlogEventDecoder.MAGIC);
+        new BinlogEventEncoder(flavor, 7).formatDescription(out, 1_700_000_000L);
+        encoder.tableMap(out, out.writerIndex(), map, id, db, table);
+        return io.netty.buffer.ByteBufUtil.getBytes(out);
+    }
+
+    @Test
+    void shouldReadARowsEventsTableIdFromItsPostHeaderWhenItsBodyIsNotDecoded() {
+        for (String source : List.of(SOURCE, MARIADB_SOURCE)) {
+            byte[] input = BinlogCorpus.read(BinlogCorpus.directory().resolve(source));
+            List<BinlogEvent> full = new ArrayList<>();
+            new BinlogEventDecoder(source, input).forEachRemaining(full::add);
+            List<BinlogEvent> headers = new ArrayList<>();
+            new BinlogEventDecoder(source, input, DecoderOptions.HEADERS_ONLY).forEachRemaining(headers::add);
+            FormatDescription fde = full.get(0).body(FormatDescription.class);
+            int rows = 0;
+            for (int i = 0; i < full.size(); i++) {
+                if (full.get(i).type() != null && full.get(i).type().isRows()) {
+                    assertThat(RowsEvent.hasSixByteTableId(fde, full.get(i).header().typeCode())).isTrue();
+                    assertThat(headers.get(i).body()).isNull();
+                    assertThat(RowsEvent.tableIdOf(headers.get(i))).as("%s event %d", source, i)
+                            .isEqualTo(full.get(i).body(RowsEvent.class).tableId());
+                    rows++;
+                }
+            }
+            assertThat(rows).as("rows events in %s", source).isPositive();
+        }
+    }
+
     private static String tail(String s) {
         return s.length() < 3000 ? s : s.substring(s.length() - 3000);
     }

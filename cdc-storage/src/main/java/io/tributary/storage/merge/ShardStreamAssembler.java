@@ -8,6 +8,7 @@ import io.tributary.core.event.FormatDescription;
 import io.tributary.core.event.GtidEvent;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.event.QueryEvent;
+import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.core.event.XaPrepareEvent;
 import io.tributary.core.event.XaXid;
@@ -79,7 +80,13 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private final Map<BodyKey, TableMapEvent> tableMaps = new HashMap<>();
     private static final int TABLE_MAP_CACHE = 4096;
 
+    /** Decoding with bodies / headers only; checksums were verified by the reader. */
+    private static final DecoderOptions BODIES = DecoderOptions.FULL.withVerifyChecksums(false);
+    private static final DecoderOptions HEADERS = DecoderOptions.HEADERS_ONLY.withVerifyChecksums(false);
+
     private FormatDescription fde;
+    private String sourceFile;
+    private String sourceName;
     private RowsEventDecoder rowsDecoder;
     private ShardPosition before;
     private long lastSequence = Long.MIN_VALUE;
@@ -128,7 +135,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             byte[] withMagic = new byte[MAGIC.length + bytes.length];
             System.arraycopy(MAGIC, 0, withMagic, 0, MAGIC.length);
             System.arraycopy(bytes, 0, withMagic, MAGIC.length, bytes.length);
-            BinlogEventDecoder d = new BinlogEventDecoder(shard + " " + file, withMagic, DecoderOptions.FULL);
+            BinlogEventDecoder d = new BinlogEventDecoder(source(file), withMagic, DecoderOptions.FULL);
             d.next();
             fde = d.formatDescription();
             rowsDecoder = new RowsEventDecoder(shard);
@@ -136,13 +143,44 @@ public final class ShardStreamAssembler implements AutoCloseable {
         } else if (fde != null && event.type() == EventType.TABLE_MAP.code()) {
             handle(tableMap(file, offset, bytes), file, offset, event);
         } else if (fde != null && event.type() != EventType.ROTATE.code() && !event.artificial()) {
-            BinlogEventDecoder d = BinlogEventDecoder.continuing(shard + " " + file, fde, offset, bytes, 0, bytes.length,
-                    DecoderOptions.FULL);
+            BinlogEventDecoder d = BinlogEventDecoder.continuing(source(file), fde, offset, bytes, 0, bytes.length,
+                    options(event.type()));
             while (d.hasNext()) {
                 handle(d.next(), file, offset, event);
             }
         }
         before = event.position();
+    }
+
+    /**
+     * How to decode an event of type {@code typeCode}. The reader verified its checksum ({@link ShardEvent}), so
+     * it is not computed again here. Bodies that {@link #handle} never reads are not decoded: a rows event's
+     * table id is read from its post-header ({@link RowsEvent#tableIdOf}) and the writer copies the rest as
+     * bytes; annotations and XIDs are dropped or read by header. Rows in a heartbeat transaction (whose row value
+     * is read) and rows with a 4-byte table id (the oldest formats) are decoded.
+     */
+    private DecoderOptions options(int typeCode) {
+        EventType type = EventType.ofCode(fde.canonicalTypeCode(typeCode));
+        if (type == null) {
+            return BODIES;
+        }
+        EventType plain = type.uncompressed();
+        if (plain.isRows()) {
+            return heartbeat || !RowsEvent.hasSixByteTableId(fde, plain.code()) ? BODIES : HEADERS;
+        }
+        return switch (plain) {
+            case ANNOTATE_ROWS, ROWS_QUERY, XID -> HEADERS;
+            default -> BODIES;
+        };
+    }
+
+    /** The name errors give for events of {@code file}: one string per file, not one per event. */
+    private String source(String file) {
+        if (!file.equals(sourceFile)) {
+            sourceFile = file;
+            sourceName = shard + " " + file;
+        }
+        return sourceName;
     }
 
     /**
@@ -153,17 +191,17 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private BinlogEvent tableMap(String file, long offset, byte[] bytes) {
         int from = fde.headerLength();
         int to = bytes.length - fde.checksumLength();
-        BodyKey key = from <= to ? new BodyKey(java.util.Arrays.copyOfRange(bytes, from, to)) : null;
+        BodyKey key = from <= to ? BodyKey.of(bytes, from, to) : null;
         TableMapEvent known = key == null ? null : tableMaps.get(key);
-        BinlogEventDecoder d = BinlogEventDecoder.continuing(shard + " " + file, fde, offset, bytes, 0, bytes.length,
-                known == null ? DecoderOptions.FULL : DecoderOptions.HEADERS_ONLY);
+        BinlogEventDecoder d = BinlogEventDecoder.continuing(source(file), fde, offset, bytes, 0, bytes.length,
+                known == null ? BODIES : HEADERS);
         BinlogEvent e = d.next();
         if (known == null) {
             if (key != null && e.body() instanceof TableMapEvent m) {
                 if (tableMaps.size() >= TABLE_MAP_CACHE) {
                     tableMaps.clear();
                 }
-                tableMaps.put(key, m);
+                tableMaps.put(key.copy(), m);
             }
             return e;
         }
@@ -171,15 +209,26 @@ public final class ShardStreamAssembler implements AutoCloseable {
                 e.length(), e.checksumLength(), known);
     }
 
-    /** A table map's body bytes, compared by content. */
-    private record BodyKey(byte[] body, int hash) {
-        BodyKey(byte[] body) {
-            this(body, java.util.Arrays.hashCode(body));
+    /**
+     * A table map's body bytes {@code bytes[from, to)}, compared by content. A lookup wraps the event's own
+     * array; only a key that is kept holds a copy.
+     */
+    private record BodyKey(byte[] bytes, int from, int to, int hash) {
+        static BodyKey of(byte[] bytes, int from, int to) {
+            int h = 1;
+            for (int i = from; i < to; i++) {
+                h = 31 * h + bytes[i];
+            }
+            return new BodyKey(bytes, from, to, h);
+        }
+
+        BodyKey copy() {
+            return new BodyKey(java.util.Arrays.copyOfRange(bytes, from, to), 0, to - from, hash);
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof BodyKey k && k.hash == hash && java.util.Arrays.equals(k.body, body);
+            return o instanceof BodyKey k && k.hash == hash && java.util.Arrays.equals(k.bytes, k.from, k.to, bytes, from, to);
         }
 
         @Override
@@ -250,8 +299,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             default -> {
                 if (type.isRows()) {
                     requireOpen(e, file, offset);
-                    io.tributary.core.event.RowsEvent r = e.body(io.tributary.core.event.RowsEvent.class);
-                    if (heartbeatTableIds.contains(r.tableId())) {
+                    if (heartbeat && heartbeatTableIds.contains(RowsEvent.tableIdOf(e))) {
                         for (RowChange c : rowsDecoder.decode(e)) {
                             heartbeatValue = ((Number) c.after().get(1)).longValue();
                         }

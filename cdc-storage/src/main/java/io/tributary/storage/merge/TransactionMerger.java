@@ -98,13 +98,8 @@ public final class TransactionMerger {
         for (ShardUnit<BufferedTransaction> c : commits) {
             commitTime = Math.max(commitTime, c.commitTimeMicros());
         }
-        StringBuilder provenance = new StringBuilder();
-        for (ShardUnit<BufferedTransaction> p : parts) {
-            provenance.append(provenance.length() == 0 ? "" : ", ").append(shards.get(p.shard())).append(' ').append(p.key());
-        }
-        if (emission instanceof Emission.Distributed<BufferedTransaction> d) {
-            provenance.append(" (XA ").append(d.gtrid()).append(')');
-        }
+        Provenance provenance = new Provenance(parts,
+                emission instanceof Emission.Distributed<BufferedTransaction> d ? d.gtrid() : null);
         List<BufferedTransaction> buffers = new ArrayList<>();
         for (ShardUnit<BufferedTransaction> p : parts) {
             if (p.payload() != null) {
@@ -142,7 +137,7 @@ public final class TransactionMerger {
     }
 
     private MergedTransaction take(GlobalTransaction.Kind kind, long commitTime, List<ShardUnit<BufferedTransaction>> parts,
-            GlobalEvent.Query query, List<BufferedTransaction> buffers, StringBuilder provenance) {
+            GlobalEvent.Query query, List<BufferedTransaction> buffers, Provenance provenance) {
         List<ShardCheckpoint> checkpoints = List.copyOf(carried.values());
         carried.clear();
         List<BufferedTransaction> all = new ArrayList<>(carriedBuffers);
@@ -153,12 +148,38 @@ public final class TransactionMerger {
             history = ddl.history();
             ddlVersionStored = ddl.version();
         }
-        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, history, all, provenance.toString());
+        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, history, all, provenance);
     }
 
     /** Checkpoints of emissions that wrote nothing, not yet carried by a written transaction. */
     public List<ShardCheckpoint> pendingCheckpoints() {
         return List.copyOf(carried.values());
+    }
+
+    /**
+     * Where a global transaction comes from ({@code shard key, ...} and the XA gtrid), for messages: spelled
+     * out only when a message needs it, not for every transaction written.
+     */
+    private final class Provenance {
+        private final List<ShardUnit<BufferedTransaction>> parts;
+        private final String gtrid;
+
+        Provenance(List<ShardUnit<BufferedTransaction>> parts, String gtrid) {
+            this.parts = parts;
+            this.gtrid = gtrid;
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder();
+            for (ShardUnit<BufferedTransaction> p : parts) {
+                b.append(b.length() == 0 ? "" : ", ").append(shards.get(p.shard())).append(' ').append(p.key());
+            }
+            if (gtrid != null) {
+                b.append(" (XA ").append(gtrid).append(')');
+            }
+            return b.toString();
+        }
     }
 
     /** One global transaction: its events come from the buffers of its parts, read once. */
@@ -170,12 +191,12 @@ public final class TransactionMerger {
         private final List<ShardCheckpoint> checkpoints;
         private final DdlHistory ddlHistory;
         private final List<BufferedTransaction> buffers;
-        private final String provenance;
+        private final Provenance provenance;
         private boolean read;
 
         private MergedTransaction(Kind kind, long commitTime, List<ShardUnit<BufferedTransaction>> parts,
                 GlobalEvent.Query query, List<ShardCheckpoint> checkpoints, DdlHistory ddlHistory,
-                List<BufferedTransaction> buffers, String provenance) {
+                List<BufferedTransaction> buffers, Provenance provenance) {
             this.kind = kind;
             this.commitTime = commitTime;
             this.parts = parts;
@@ -220,7 +241,7 @@ public final class TransactionMerger {
 
         @Override
         public String provenance() {
-            return provenance;
+            return provenance.toString();
         }
 
         /** The buffers to release once this transaction is durable (including those of skipped emissions). */
