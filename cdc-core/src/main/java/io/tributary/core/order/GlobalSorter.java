@@ -34,13 +34,14 @@ import org.slf4j.LoggerFactory;
  * appear. A branch still uncommitted {@code xaMaxWait} of heartbeat time after the first commit is given up
  * with a warning naming the gtrid and shards; its commit, if it comes, is then emitted on its own. Two XA
  * transactions whose commits cross on two shards (possible only when they do not conflict) wait for each
- * other; such a cycle is broken by emitting the one with the smallest key first, and logged.
+ * other; such a cycle is broken by emitting one of them first, and logged: the one with the smallest key
+ * among those that overtake only commits of the cycle, written at the largest key among the groups it
+ * waits for (the key at which the whole cycle is known).
  *
  * <p><b>Determinism.</b> Only closed heartbeat windows are ordered (every shard has passed their closing
  * heartbeat, so everything in them has been read), and an XA group that more input could still make
  * emittable holds back what would come after it. Heartbeat values (milliseconds, strictly increasing,
- * shared by all shards) are the only clock. Known open case: cycles of crossing XA commits completed in a
- * later window can still depend on arrival timing (1 in 3000 generated histories; see the simulation test).
+ * shared by all shards) are the only clock.
  *
  * <p><b>Checkpoints.</b> Each emission carries, for every shard whose resume point moved, a
  * {@link ShardCheckpoint}: resume at the first unit still pending, skip the ones after it already emitted.
@@ -278,7 +279,8 @@ public final class GlobalSorter<P> {
         Entry<P> entry = lane.queue.peekLast();
         group.commits.put(Branch.of(unit), entry);
         group.awaitingBeat.add(lane.shard);
-        if (group.firstCommitWindow < 0) {
+        // the earliest commit's window, not the first read: shards arrive in any interleaving
+        if (group.firstCommitWindow < 0 || entry.key().window() < group.firstCommitWindow) {
             group.firstCommitWindow = entry.key().window();
         }
     }
@@ -380,8 +382,10 @@ public final class GlobalSorter<P> {
             }
         }
         XaGroup breaker = cycleBreaker(closed);
-        if (breaker != null && (best == null || breaker.key().compareTo(best.key()) < 0)) {
-            best = new Candidate(null, breaker, breaker.key());
+        // a cycle is broken at the key of the last group it waits for, when the whole cycle is known
+        SortKey breakerKey = breaker == null ? null : waitBound(breaker);
+        if (breaker != null && (best == null || breakerKey.compareTo(best.key()) < 0)) {
+            best = new Candidate(null, breaker, breakerKey);
         }
         if (best == null || !admitted(best, breaker)) {
             return false;
@@ -409,7 +413,7 @@ public final class GlobalSorter<P> {
             if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
                 continue;
             }
-            if (candidate.key().compareTo(lowerBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
+            if (candidate.key().compareTo(waitBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
                 return false;
             }
         }
@@ -479,6 +483,40 @@ public final class GlobalSorter<P> {
             }
         }
         return false;
+    }
+
+    /**
+     * The smallest key at which {@code g} can be written: the largest {@link #lowerBound} of {@code g} and of every
+     * group it waits behind at a shard's head, directly or through others. Written in commit order, {@code g}
+     * follows them; written first to break a cycle, it is written at this key (see {@link #step}). So a cycle
+     * that more input could still close (through a branch whose commit is not read yet) never lets a group
+     * overtake what precedes that branch's place: the order does not depend on when that input arrives.
+     */
+    private SortKey waitBound(XaGroup g) {
+        SortKey bound = lowerBound(g);
+        ArrayDeque<XaGroup> todo = new ArrayDeque<>(List.of(g));
+        Set<XaGroup> seen = new HashSet<>(todo);
+        while (!todo.isEmpty()) {
+            XaGroup from = todo.poll();
+            for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
+                if (from.abandoned.contains(b.getKey())) {
+                    continue;
+                }
+                Entry<P> commit = from.commits.get(b.getKey());
+                Lane lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
+                Entry<P> head = lane.queue.peekFirst();
+                if (head == null || head == commit || head.unit().kind() != Kind.XA_COMMIT
+                        || (commit != null && inHeadRun(from, lane, commit))) {
+                    continue;
+                }
+                XaGroup blocker = groups.get(head.unit().gtrid());
+                if (seen.add(blocker)) {
+                    bound = SortKey.max(bound, lowerBound(blocker));
+                    todo.add(blocker);
+                }
+            }
+        }
+        return bound;
     }
 
     /** The smallest key {@code g} can have: its commits read so far, and where its missing commits can still land. */
