@@ -27,13 +27,20 @@ class GlobalSorterSimulationTest {
     @TestFactory
     Stream<DynamicTest> invariantsHoldOnGeneratedHistories() {
         return LongStream.range(0, Long.getLong("tributary.sorter.seeds", 60))
-                .mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> invariantsHold(seed)));
+                .mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> invariantsHold(seed, false)));
     }
 
-    static void invariantsHold(long seed) {
+    /** The same, with XA transactions that use the gtrid of an earlier one again (issue 4). */
+    @TestFactory
+    Stream<DynamicTest> invariantsHoldWhenXidsAreUsedAgain() {
+        return LongStream.range(0, Long.getLong("tributary.sorter.seeds", 60))
+                .mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> invariantsHold(seed, true)));
+    }
+
+    static void invariantsHold(long seed, boolean reuseXids) {
         Random r = new Random(seed);
         ShardHistory h = ShardHistory.generate(seed, 2 + r.nextInt(5), 80 + r.nextInt(200), r.nextBoolean(),
-                r.nextBoolean(), false);
+                r.nextBoolean(), false, reuseXids);
         List<Emission<String>> out = feed(h, seed * 31 + 1, MAX_WAIT);
 
         noTransactionLostOrDoubled(h, out);
@@ -54,13 +61,13 @@ class GlobalSorterSimulationTest {
      */
     @org.junit.jupiter.api.Test
     void crossingCycleCompletedInALaterWindowIsDeterministic() {
-        invariantsHold(1724);
+        invariantsHold(1724, false);
     }
 
     @TestFactory
     Stream<DynamicTest> aBranchThatNeverCommitsIsGivenUpAfterMaxWait() {
         return LongStream.range(100, 110).mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
-            ShardHistory h = ShardHistory.generate(seed, 3, 120, false, false, true);
+            ShardHistory h = ShardHistory.generate(seed, 3, 120, false, false, true, false);
             List<Emission<String>> out = feed(h, seed, Duration.ofMillis(500));
             List<Emission.Distributed<String>> given = out.stream()
                     .filter(e -> e instanceof Emission.Distributed<String> d && !d.abandoned().isEmpty())
@@ -73,7 +80,7 @@ class GlobalSorterSimulationTest {
                 return;
             }
             assertThat(given).singleElement().satisfies(d -> {
-                assertThat(d.gtrid()).endsWith(hex(lost.name()));
+                assertThat(d.gtrid()).endsWith(hex(lost.gtrid()));
                 assertThat(d.commits()).hasSize(lost.shards().size() - 1);
             });
             perShardOrderIsKept(h, out);
@@ -137,12 +144,18 @@ class GlobalSorterSimulationTest {
         assertThat(emitted).as("emitted transactions").doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(expected);
     }
 
-    /** Invariant 2: the committed branches of one gtrid are one transaction; rolled-back ones never appear. */
+    /**
+     * Invariant 2: the committed branches of one XA transaction are one transaction, under its gtrid, with no
+     * branch of another transaction (also of one that used the same gtrid); rolled-back ones never appear.
+     */
     static void distributedTransactionsAreAtomic(ShardHistory h, List<Emission<String>> out) {
         Map<String, Emission.Distributed<String>> byName = new HashMap<>();
         for (Emission<String> e : out) {
             if (e instanceof Emission.Distributed<String> d) {
-                assertThat(byName.put(d.gtrid(), d)).as("gtrid %s emitted once", d.gtrid()).isNull();
+                List<String> names = d.branches().stream().map(b -> b.key().substring(0, b.key().indexOf("-p")))
+                        .distinct().toList();
+                assertThat(names).as("transactions stitched into %s", d.gtrid()).hasSize(1);
+                assertThat(byName.put(names.get(0), d)).as("%s emitted once", names.get(0)).isNull();
                 assertThat(d.commits()).hasSameSizeAs(d.branches());
             }
         }
@@ -150,11 +163,12 @@ class GlobalSorterSimulationTest {
             if (!t.xa()) {
                 continue;
             }
-            Emission.Distributed<String> d = byName.get("1:" + hex(t.name()));
+            Emission.Distributed<String> d = byName.get(t.name());
             if (t.rolledBack()) {
                 assertThat(d).as("rolled back %s", t.name()).isNull();
             } else {
                 assertThat(d).as("committed %s", t.name()).isNotNull();
+                assertThat(d.gtrid()).isEqualTo("1:" + hex(t.gtrid()));
                 assertThat(d.branches().stream().map(ShardUnit::shard).toList()).isEqualTo(t.shards());
             }
         }
