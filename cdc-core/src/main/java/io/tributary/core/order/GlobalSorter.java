@@ -34,13 +34,24 @@ import org.slf4j.LoggerFactory;
  * appear. A branch still uncommitted {@code xaMaxWait} of heartbeat time after the first commit is given up
  * with a warning naming the gtrid and shards; its commit, if it comes, is then emitted on its own. Two XA
  * transactions whose commits cross on two shards (possible only when they do not conflict) wait for each
- * other; such a cycle is broken by emitting the one with the smallest key first, and logged.
+ * other; such a cycle is broken by emitting one of them first, and logged: the one with the smallest key
+ * among those that overtake only commits of the cycle, written at the largest key among the groups it
+ * waits for (the key at which the whole cycle is known).
+ *
+ * <p><b>A gtrid used again.</b> MySQL and MariaDB allow an xid again once its transaction has finished on
+ * that server, so a gtrid may have several uses, each its own transaction: a prepare that follows, on its
+ * shard, a commit or rollback of a use starts a new use, and so does one prepared in a window after the
+ * heartbeat that fixes a use's branches (it came after a commit). A commit or rollback belongs to the use
+ * with that branch prepared; a use whose branches all rolled back is kept until its branches are fixed, so
+ * its branches read later are not taken for a new use. Ambiguous from the binlogs alone, and taken as one
+ * transaction (logged with gtrid and shards when a prepare falls in a window after the use's first commit):
+ * a use started on another shard within about a heartbeat interval of the previous use's commit, and two
+ * uses of one xid running at the same time on different shards.
  *
  * <p><b>Determinism.</b> Only closed heartbeat windows are ordered (every shard has passed their closing
  * heartbeat, so everything in them has been read), and an XA group that more input could still make
  * emittable holds back what would come after it. Heartbeat values (milliseconds, strictly increasing,
- * shared by all shards) are the only clock. Known open case: cycles of crossing XA commits completed in a
- * later window can still depend on arrival timing (1 in 3000 generated histories; see the simulation test).
+ * shared by all shards) are the only clock.
  *
  * <p><b>Checkpoints.</b> Each emission carries, for every shard whose resume point moved, a
  * {@link ShardCheckpoint}: resume at the first unit still pending, skip the ones after it already emitted.
@@ -54,8 +65,33 @@ public final class GlobalSorter<P> {
 
     private static final Logger log = LoggerFactory.getLogger(GlobalSorter.class);
 
-    /** A queued TRANSACTION or XA_COMMIT with its key. */
-    private record Entry<P>(ShardUnit<P> unit, SortKey key) { }
+    /**
+     * A queued TRANSACTION or XA_COMMIT with its key; a commit also knows the use of its gtrid it commits and the
+     * first heartbeat its shard received after it (-1 before).
+     */
+    private final class Entry {
+        private final ShardUnit<P> unit;
+        private final SortKey key;
+        XaGroup group;
+        long beatAfter = -1;
+
+        Entry(ShardUnit<P> unit, SortKey key) {
+            this.unit = unit;
+            this.key = key;
+        }
+
+        ShardUnit<P> unit() {
+            return unit;
+        }
+
+        SortKey key() {
+            return key;
+        }
+
+        boolean commitOf(XaGroup g) {
+            return group == g;
+        }
+    }
 
     /**
      * One XA branch: its shard and its xid. The xid alone does not name a branch: each shard is its own
@@ -70,7 +106,7 @@ public final class GlobalSorter<P> {
 
     private final class Lane {
         final int shard;
-        final ArrayDeque<Entry<P>> queue = new ArrayDeque<>();
+        final ArrayDeque<Entry> queue = new ArrayDeque<>();
         final CheckpointLedger ledger;
         final Set<String> skip;
         long lastHeartbeat;
@@ -78,6 +114,10 @@ public final class GlobalSorter<P> {
         long effWindow;
         long effTime;
         long lastSequence = Long.MIN_VALUE;
+        /** XA commits read since this shard's last heartbeat. */
+        final List<Entry> commitsBeforeBeat = new ArrayList<>();
+        /** Uses with a rollback read since this shard's last heartbeat. */
+        final List<XaGroup> rollbacksBeforeBeat = new ArrayList<>();
 
         Lane(int shard, ShardCheckpoint start) {
             this.shard = shard;
@@ -105,25 +145,77 @@ public final class GlobalSorter<P> {
             effTime = time;
             return new SortKey(window, time, shard, unit.sequence());
         }
-
-
     }
 
-    /** The branches of one gtrid seen so far. */
+    /**
+     * One use of a gtrid: the branches of one global transaction seen so far. A gtrid may be used again once
+     * its previous use has finished on a server, so one gtrid can have several uses open at a time.
+     */
     private final class XaGroup {
         final String gtrid;
         final Map<Branch, ShardUnit<P>> prepared = new LinkedHashMap<>();
-        final Map<Branch, Entry<P>> commits = new LinkedHashMap<>();
+        /** The heartbeat window of each prepare on its shard. */
+        final Map<Branch, Long> preparedIn = new HashMap<>();
+        final Map<Branch, Entry> commits = new LinkedHashMap<>();
         final Set<Branch> abandoned = new HashSet<>();
+        /** Per shard, the position of the first commit or rollback of this use: a later prepare there is a new use. */
+        final Map<Integer, Long> finishedAt = new HashMap<>();
         long firstCommitWindow = -1;
-        /** Shards with a commit of this group that have not received a heartbeat since. */
-        final Set<Integer> awaitingBeat = new HashSet<>();
-        /** The first heartbeat a committing shard received after its commit; -1 before. */
-        long fixAfter = -1;
+        /** The first heartbeat a shard received after a rollback of this use; -1 before. */
+        long beatAfterRollback = -1;
         boolean participantsFixed;
 
         XaGroup(String gtrid) {
             this.gtrid = gtrid;
+        }
+
+        void prepare(ShardUnit<P> unit, long window) {
+            prepared.put(Branch.of(unit), unit);
+            preparedIn.put(Branch.of(unit), window);
+        }
+
+        void commit(Branch branch, Entry entry) {
+            commits.put(branch, entry);
+            entry.group = this;
+            finished(entry.unit());
+            // the earliest commit's window, not the first read: shards arrive in any interleaving
+            if (firstCommitWindow < 0 || entry.key().window() < firstCommitWindow) {
+                firstCommitWindow = entry.key().window();
+            }
+        }
+
+        /**
+         * The first heartbeat a shard received after a commit or rollback of this use; -1 while there is none.
+         * A use whose branches all rolled back stays open until then, so that its branches still to be read
+         * are not taken for a new use.
+         */
+        long fixAfter() {
+            long after = beatAfterRollback;
+            for (Entry c : commits.values()) {
+                if (c.beatAfter >= 0 && (after < 0 || c.beatAfter < after)) {
+                    after = c.beatAfter;
+                }
+            }
+            return after;
+        }
+
+        void finished(ShardUnit<P> commitOrRollback) {
+            finishedAt.merge(commitOrRollback.shard(), commitOrRollback.sequence(), Math::min);
+        }
+
+        /**
+         * Whether branch {@code b} is one this use waits for: not given up, and not prepared in a window after
+         * the earliest commit read, which until the participants are fixed may be a new use of the gtrid.
+         * What may come before this use is judged by these branches only: a lower bound.
+         */
+        boolean waitsFor(Branch b) {
+            return !abandoned.contains(b)
+                    && (participantsFixed || firstCommitWindow < 0 || preparedIn.get(b) <= firstCommitWindow);
+        }
+
+        /** Whether {@code prepare} may still be a branch of this use: no commit or rollback of it precedes it on its shard. */
+        boolean takes(ShardUnit<P> prepare) {
+            return !participantsFixed && finishedAt.getOrDefault(prepare.shard(), Long.MAX_VALUE) > prepare.sequence();
         }
 
         boolean complete() {
@@ -141,16 +233,16 @@ public final class GlobalSorter<P> {
                 return false;
             }
             Map<Integer, Integer> perLane = new HashMap<>();
-            for (Entry<P> e : commits.values()) {
+            for (Entry e : commits.values()) {
                 perLane.merge(e.unit().shard(), 1, Integer::sum);
             }
             for (Map.Entry<Integer, Integer> lane : perLane.entrySet()) {
                 int k = 0;
-                for (Entry<P> e : lanes.get(lane.getKey()).queue) {
+                for (Entry e : lanes.get(lane.getKey()).queue) {
                     if (k == lane.getValue()) {
                         break;
                     }
-                    if (e.unit().kind() != Kind.XA_COMMIT || !gtrid.equals(e.unit().gtrid())) {
+                    if (!e.commitOf(this)) {
                         return false;
                     }
                     k++;
@@ -170,17 +262,17 @@ public final class GlobalSorter<P> {
 
     /** What could be emitted next: a shard's head transaction, or a ready XA group. */
     private final class Candidate {
-        private final Entry<P> single;
+        private final Entry single;
         private final XaGroup group;
         private final SortKey key;
 
-        Candidate(Entry<P> single, XaGroup group, SortKey key) {
+        Candidate(Entry single, XaGroup group, SortKey key) {
             this.single = single;
             this.group = group;
             this.key = key;
         }
 
-        Entry<P> single() {
+        Entry single() {
             return single;
         }
 
@@ -195,7 +287,8 @@ public final class GlobalSorter<P> {
 
     private final List<Lane> lanes = new ArrayList<>();
     private final long xaMaxWaitMs;
-    private final Map<String, XaGroup> groups = new LinkedHashMap<>();
+    /** Open uses of gtrids, oldest first. */
+    private final List<XaGroup> groups = new ArrayList<>();
     private final ArrayDeque<Emission<P>> out = new ArrayDeque<>();
 
     /**
@@ -233,7 +326,7 @@ public final class GlobalSorter<P> {
                 case HEARTBEAT -> heartbeat(lane, unit, before);
                 case TRANSACTION -> enqueue(lane, unit, before);
                 case XA_PREPARE -> {
-                    groups.computeIfAbsent(unit.gtrid(), XaGroup::new).prepared.put(Branch.of(unit), unit);
+                    useTaking(unit).prepare(unit, lane.lastHeartbeat);
                     lane.ledger.pending(unit, before);
                 }
                 case XA_COMMIT -> commit(lane, unit, before);
@@ -246,11 +339,16 @@ public final class GlobalSorter<P> {
     private void heartbeat(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
         if (unit.heartbeat() > lane.lastHeartbeat) {
             lane.lastHeartbeat = unit.heartbeat();
-            for (XaGroup g : groups.values()) {
-                if (!g.participantsFixed && g.awaitingBeat.remove(lane.shard)) {
-                    g.fixAfter = g.fixAfter < 0 ? unit.heartbeat() : Math.min(g.fixAfter, unit.heartbeat());
+            for (Entry c : lane.commitsBeforeBeat) {
+                c.beatAfter = unit.heartbeat();
+            }
+            lane.commitsBeforeBeat.clear();
+            for (XaGroup g : lane.rollbacksBeforeBeat) {
+                if (g.beatAfterRollback < 0 || unit.heartbeat() < g.beatAfterRollback) {
+                    g.beatAfterRollback = unit.heartbeat();
                 }
             }
+            lane.rollbacksBeforeBeat.clear();
             if (lane.firstHeartbeat == 0) {
                 lane.firstHeartbeat = unit.heartbeat();
             }
@@ -262,44 +360,69 @@ public final class GlobalSorter<P> {
     }
 
     private void enqueue(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        lane.queue.addLast(new Entry<>(unit, lane.advance(unit)));
+        lane.queue.addLast(new Entry(unit, lane.advance(unit)));
         lane.ledger.pending(unit, before);
     }
 
     private void commit(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        XaGroup group = groups.get(unit.gtrid());
-        if (group == null || !group.prepared.containsKey(Branch.of(unit))) {
+        Branch branch = Branch.of(unit);
+        XaGroup group = useWaitingFor(branch);
+        if (group == null) {
             log.warn("shard {}: XA COMMIT {} of a branch whose prepare was not read (it precedes the start position);"
                     + " nothing to write", unit.shard(), unit.xid());
             lane.ledger.consumed(unit, before);
             return;
         }
         enqueue(lane, unit, before);
-        Entry<P> entry = lane.queue.peekLast();
-        group.commits.put(Branch.of(unit), entry);
-        group.awaitingBeat.add(lane.shard);
-        if (group.firstCommitWindow < 0) {
-            group.firstCommitWindow = entry.key().window();
-        }
+        Entry entry = lane.queue.peekLast();
+        group.commit(branch, entry);
+        lane.commitsBeforeBeat.add(entry);
     }
 
     private void rollback(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        XaGroup group = groups.get(unit.gtrid());
         Branch branch = Branch.of(unit);
-        ShardUnit<P> prepare = group == null ? null : group.prepared.get(branch);
-        if (prepare == null) {
-            log.warn("shard {}: XA ROLLBACK {} of a branch whose prepare was not read; nothing to drop", unit.shard(),
-                    unit.xid());
-        } else if (group.commits.containsKey(branch)) {
-            log.warn("shard {}: XA ROLLBACK {} after its commit; ignored", unit.shard(), unit.xid());
+        XaGroup group = useWaitingFor(branch);
+        if (group == null) {
+            log.warn("shard {}: XA ROLLBACK {} of no prepared branch read (its prepare precedes the start position, or"
+                    + " it is committed); nothing to drop", unit.shard(), unit.xid());
         } else {
-            group.prepared.remove(branch);
+            ShardUnit<P> prepare = group.prepared.remove(branch);
+            group.preparedIn.remove(branch);
+            group.finished(unit);
+            lane.rollbacksBeforeBeat.add(group);
             lane(prepare.shard()).ledger.consumed(prepare);
-            if (group.prepared.isEmpty()) {
-                groups.remove(group.gtrid);
+            if (group.prepared.isEmpty() && group.participantsFixed) {
+                groups.remove(group);
             }
         }
         lane.ledger.consumed(unit, before);
+    }
+
+    /**
+     * The use of its gtrid a prepared branch belongs to: the oldest open one whose participants are not known
+     * yet and that has no commit or rollback before it on its shard (all branches of one global transaction
+     * prepare before any commits, so a prepare after a commit or rollback on the same server is a new use of
+     * the xid); else a new use.
+     */
+    private XaGroup useTaking(ShardUnit<P> prepare) {
+        for (XaGroup g : groups) {
+            if (g.gtrid.equals(prepare.gtrid()) && g.takes(prepare)) {
+                return g;
+            }
+        }
+        XaGroup use = new XaGroup(prepare.gtrid());
+        groups.add(use);
+        return use;
+    }
+
+    /** The use with this branch prepared and neither committed nor rolled back (a server allows one at a time). */
+    private XaGroup useWaitingFor(Branch branch) {
+        for (XaGroup g : groups) {
+            if (g.prepared.containsKey(branch) && !g.commits.containsKey(branch)) {
+                return g;
+            }
+        }
+        return null;
     }
 
     /** Emits everything that may be emitted now; returns it in global order. */
@@ -318,7 +441,7 @@ public final class GlobalSorter<P> {
         for (Lane l : lanes) {
             n += l.queue.size();
         }
-        for (XaGroup g : groups.values()) {
+        for (XaGroup g : groups) {
             n += g.prepared.size();
         }
         return n;
@@ -328,12 +451,12 @@ public final class GlobalSorter<P> {
     public String describeWaiting() {
         StringBuilder b = new StringBuilder();
         for (Lane l : lanes) {
-            Entry<P> head = l.queue.peekFirst();
+            Entry head = l.queue.peekFirst();
             b.append("shard ").append(l.shard).append(": hb=").append(l.lastHeartbeat).append(" queued=")
                     .append(l.queue.size()).append(" head=").append(head == null ? "-" : head.unit().key() + " " + head.key())
                     .append('\n');
         }
-        for (XaGroup g : groups.values()) {
+        for (XaGroup g : groups) {
             b.append("xa ").append(g.gtrid).append(": prepared=").append(g.prepared.keySet()).append(" committed=")
                     .append(g.commits.keySet()).append(" fixed=").append(g.participantsFixed).append(" firstCommitWindow=")
                     .append(g.firstCommitWindow).append(" ready=").append(g.ready()).append('\n');
@@ -350,12 +473,17 @@ public final class GlobalSorter<P> {
             closed = Math.min(closed, l.lastHeartbeat);
             firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
         }
-        for (XaGroup g : groups.values()) {
+        for (XaGroup g : List.copyOf(groups)) {
             // A heartbeat is written to the shards one after the other, not at one instant: a shard may get
             // beat h+1 before a prepare that another shard's commit (in window h) follows. The beat after that
             // commit's next beat comes, on every shard, after every prepare of the group.
-            if (!g.participantsFixed && g.fixAfter >= 0 && closed > g.fixAfter) {
-                g.participantsFixed = true;
+            long fixAfter = g.fixAfter();
+            if (!g.participantsFixed && fixAfter >= 0 && closed > fixAfter) {
+                fixParticipants(g, fixAfter);
+                if (g.prepared.isEmpty()) {
+                    groups.remove(g); // rolled back
+                    continue;
+                }
             }
             long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
             if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
@@ -367,21 +495,24 @@ public final class GlobalSorter<P> {
         // them has been read and the choice below cannot depend on what arrives later.
         Candidate best = null;
         for (Lane l : lanes) {
-            Entry<P> head = l.queue.peekFirst();
+            Entry head = l.queue.peekFirst();
             if (head != null && head.unit().kind() == Kind.TRANSACTION && head.key().window() < closed
                     && (best == null || head.key().compareTo(best.key()) < 0)) {
                 best = new Candidate(head, null, head.key());
             }
         }
-        for (XaGroup g : groups.values()) {
+        for (XaGroup g : groups) {
             if (!g.commits.isEmpty() && g.ready() && g.key().window() < closed
                     && (best == null || g.key().compareTo(best.key()) < 0)) {
                 best = new Candidate(null, g, g.key());
             }
         }
         XaGroup breaker = cycleBreaker(closed);
-        if (breaker != null && (best == null || breaker.key().compareTo(best.key()) < 0)) {
-            best = new Candidate(null, breaker, breaker.key());
+        // a cycle is broken at the key of the last group it waits for, when the whole cycle is known; like
+        // every candidate, only once that key's window is closed
+        SortKey breakerKey = breaker == null ? null : waitBound(breaker);
+        if (breaker != null && breakerKey.window() < closed && (best == null || breakerKey.compareTo(best.key()) < 0)) {
+            best = new Candidate(null, breaker, breakerKey);
         }
         if (best == null || !admitted(best, breaker)) {
             return false;
@@ -405,11 +536,11 @@ public final class GlobalSorter<P> {
      * candidate, having the smallest key, precedes) cannot.
      */
     private boolean admitted(Candidate candidate, XaGroup breaker) {
-        for (XaGroup g : groups.values()) {
+        for (XaGroup g : groups) {
             if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
                 continue;
             }
-            if (candidate.key().compareTo(lowerBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
+            if (candidate.key().compareTo(waitBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
                 return false;
             }
         }
@@ -423,19 +554,19 @@ public final class GlobalSorter<P> {
             return breaker == null;
         }
         for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-            if (g.abandoned.contains(b.getKey())) {
+            if (!g.waitsFor(b.getKey())) {
                 continue;
             }
-            Entry<P> commit = g.commits.get(b.getKey());
+            Entry commit = g.commits.get(b.getKey());
             Lane lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
-            Entry<P> head = lane.queue.peekFirst();
+            Entry head = lane.queue.peekFirst();
             if (head == null || head == commit || (commit != null && inHeadRun(g, lane, commit))) {
                 continue;
             }
             if (head == candidate.single() || head.unit().kind() == Kind.TRANSACTION) {
                 return false; // behind the candidate, or behind something emittable now, which comes after it
             }
-            XaGroup blocker = groups.get(head.unit().gtrid());
+            XaGroup blocker = head.group;
             if (blocker == candidate.group() || blocker == breaker || blocker.ready()) {
                 return false;
             }
@@ -455,12 +586,12 @@ public final class GlobalSorter<P> {
             return false;
         }
         for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
-            Entry<P> c = from.commits.get(b.getKey());
-            Entry<P> head = lanes.get(c != null ? c.unit().shard() : b.getValue().shard()).queue.peekFirst();
+            Entry c = from.commits.get(b.getKey());
+            Entry head = lanes.get(c != null ? c.unit().shard() : b.getValue().shard()).queue.peekFirst();
             if (head == null || head == c || head.unit().kind() != Kind.XA_COMMIT) {
                 continue;
             }
-            XaGroup blocker = groups.get(head.unit().gtrid());
+            XaGroup blocker = head.group;
             if (blocker == target || (!blocker.ready() && onWaitCycle(blocker, target, seen))) {
                 return true;
             }
@@ -469,34 +600,74 @@ public final class GlobalSorter<P> {
     }
 
     /** Whether {@code commit} is in the run of {@code g}'s commits at the head of {@code lane}. */
-    private boolean inHeadRun(XaGroup g, Lane lane, Entry<P> commit) {
-        for (Entry<P> e : lane.queue) {
+    private boolean inHeadRun(XaGroup g, Lane lane, Entry commit) {
+        for (Entry e : lane.queue) {
             if (e == commit) {
                 return true;
             }
-            if (e.unit().kind() != Kind.XA_COMMIT || !g.gtrid.equals(e.unit().gtrid())) {
+            if (!e.commitOf(g)) {
                 return false;
             }
         }
         return false;
     }
 
+    /**
+     * The smallest key at which {@code g} can be written: the largest {@link #lowerBound} of {@code g} and of every
+     * group it waits behind at a shard's head, directly or through others. Written in commit order, {@code g}
+     * follows them; written first to break a cycle, it is written at this key (see {@link #step}). So a cycle
+     * that more input could still close (through a branch whose commit is not read yet) never lets a group
+     * overtake what precedes that branch's place: the order does not depend on when that input arrives.
+     */
+    private SortKey waitBound(XaGroup g) {
+        SortKey bound = lowerBound(g);
+        ArrayDeque<XaGroup> todo = new ArrayDeque<>(List.of(g));
+        Set<XaGroup> seen = new HashSet<>(todo);
+        while (!todo.isEmpty()) {
+            XaGroup from = todo.poll();
+            for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
+                if (!from.waitsFor(b.getKey())) {
+                    continue;
+                }
+                Entry commit = from.commits.get(b.getKey());
+                Lane lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
+                Entry head = lane.queue.peekFirst();
+                if (head == null || head == commit || head.unit().kind() != Kind.XA_COMMIT
+                        || (commit != null && inHeadRun(from, lane, commit))) {
+                    continue;
+                }
+                XaGroup blocker = head.group;
+                if (seen.add(blocker)) {
+                    bound = SortKey.max(bound, lowerBound(blocker));
+                    todo.add(blocker);
+                }
+            }
+        }
+        return bound;
+    }
+
     /** The smallest key {@code g} can have: its commits read so far, and where its missing commits can still land. */
     private SortKey lowerBound(XaGroup g) {
-        SortKey k = g.commits.values().stream().map(Entry::key).max(Comparator.naturalOrder()).orElseThrow();
+        SortKey k = null;
         for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-            if (g.commits.containsKey(b.getKey()) || g.abandoned.contains(b.getKey())) {
+            Entry commit = g.commits.get(b.getKey());
+            if (!g.waitsFor(b.getKey())) {
+                continue;
+            }
+            if (commit != null) {
+                k = k == null ? commit.key() : SortKey.max(k, commit.key());
                 continue;
             }
             Lane lane = lanes.get(b.getValue().shard());
-            Entry<P> head = lane.queue.peekFirst();
-            k = SortKey.max(k, head != null ? head.key()
-                    : new SortKey(Math.max(lane.lastHeartbeat, lane.effWindow), Long.MIN_VALUE, lane.shard, Long.MIN_VALUE));
+            Entry head = lane.queue.peekFirst();
+            SortKey missing = head != null ? head.key()
+                    : new SortKey(Math.max(lane.lastHeartbeat, lane.effWindow), Long.MIN_VALUE, lane.shard, Long.MIN_VALUE);
+            k = k == null ? missing : SortKey.max(k, missing);
         }
         return k;
     }
 
-    private void emitSingle(Entry<P> e) {
+    private void emitSingle(Entry e) {
         Lane lane = lanes.get(e.unit().shard());
         lane.queue.pollFirst();
         lane.ledger.emitted(e.unit());
@@ -507,7 +678,7 @@ public final class GlobalSorter<P> {
         List<ShardUnit<P>> branches = new ArrayList<>();
         List<ShardUnit<P>> commits = new ArrayList<>();
         for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-            Entry<P> c = g.commits.get(b.getKey());
+            Entry c = g.commits.get(b.getKey());
             if (c == null) {
                 continue; // abandoned
             }
@@ -524,14 +695,70 @@ public final class GlobalSorter<P> {
                 .thenComparing(u -> java.util.HexFormat.of().formatHex(u.xid().bqual())));
         commits.sort(Comparator.comparingInt(ShardUnit::shard));
         List<Integer> abandoned = g.abandoned.stream().map(x -> g.prepared.get(x).shard()).sorted().toList();
-        groups.remove(g.gtrid);
         // branches given up keep waiting for their own commit, as a group of their own
+        XaGroup late = new XaGroup(g.gtrid);
+        late.participantsFixed = true;
         for (Branch x : g.abandoned) {
-            XaGroup late = groups.computeIfAbsent(g.gtrid, XaGroup::new);
-            late.prepared.put(x, g.prepared.get(x));
-            late.participantsFixed = true;
+            late.prepare(g.prepared.get(x), g.preparedIn.get(x));
+        }
+        int at = groups.indexOf(g);
+        groups.remove(at);
+        if (!late.prepared.isEmpty()) {
+            groups.add(at, late);
         }
         out.add(new Emission.Distributed<>(g.gtrid, branches, commits, abandoned, outOfOrder, checkpoints()));
+    }
+
+    /**
+     * Fixes the branches of {@code g}: those prepared up to the window of {@code fixAfter}. A branch prepared
+     * in a later window came after a commit of {@code g}, so it belongs to a new use of the gtrid, with its
+     * commit if already read. Which use a prepare belongs to is thus decided by positions in the shards'
+     * binlogs, not by what had arrived when it was read.
+     */
+    private void fixParticipants(XaGroup g, long fixAfter) {
+        g.participantsFixed = true;
+        List<Branch> later = g.preparedIn.entrySet().stream().filter(b -> b.getValue() > fixAfter)
+                .map(Map.Entry::getKey).toList();
+        for (Branch b : later) {
+            moveToItsUse(g, b);
+        }
+        List<Integer> ambiguous = g.preparedIn.entrySet().stream().filter(b -> b.getValue() > g.firstCommitWindow)
+                .map(b -> b.getKey().shard()).sorted().toList();
+        if (!ambiguous.isEmpty()) {
+            log.warn("XA transaction {}: branches on shards {} were prepared in a heartbeat window after a commit of it"
+                    + " on shards {}; taken as branches of that transaction (from the binlogs, a reuse of the xid within"
+                    + " a heartbeat interval of its commit cannot be told from heartbeat skew)", g.gtrid, ambiguous,
+                    g.shards());
+        }
+    }
+
+    /**
+     * Moves branch {@code b} out of {@code from} into the use it belongs to. Branches that use had on the same
+     * shard after b's commit (read before b's use was known) cannot share a use with b: they move on in turn.
+     */
+    private void moveToItsUse(XaGroup from, Branch b) {
+        ShardUnit<P> prepare = from.prepared.remove(b);
+        long window = from.preparedIn.remove(b);
+        Entry commit = from.commits.remove(b);
+        XaGroup use = useTaking(prepare);
+        List<Branch> after = commit == null ? List.of() : use.prepared.entrySet().stream()
+                .filter(x -> x.getKey().shard() == b.shard() && x.getValue().sequence() > commit.unit().sequence())
+                .map(Map.Entry::getKey).toList();
+        XaGroup holding = new XaGroup(use.gtrid);
+        for (Branch x : after) {
+            holding.prepare(use.prepared.remove(x), use.preparedIn.remove(x));
+            Entry c = use.commits.remove(x);
+            if (c != null) {
+                holding.commit(x, c);
+            }
+        }
+        use.prepare(prepare, window);
+        if (commit != null) {
+            use.commit(b, commit);
+        }
+        for (Branch x : after) {
+            moveToItsUse(holding, x);
+        }
     }
 
     private void abandonMissing(XaGroup g) {
@@ -558,11 +785,11 @@ public final class GlobalSorter<P> {
         }
         List<XaGroup> stuck = new ArrayList<>();
         for (Lane l : lanes) {
-            Entry<P> head = l.queue.peekFirst();
+            Entry head = l.queue.peekFirst();
             if (head == null || head.unit().kind() != Kind.XA_COMMIT) {
                 continue;
             }
-            XaGroup g = groups.get(head.unit().gtrid());
+            XaGroup g = head.group;
             if (g.ready() || head.key().window() >= closed) {
                 continue;
             }
@@ -583,12 +810,12 @@ public final class GlobalSorter<P> {
     }
 
     private boolean blockedOnlyByStuck(XaGroup g, List<XaGroup> stuck) {
-        for (Entry<P> c : g.commits.values()) {
-            Entry<P> head = lanes.get(c.unit().shard()).queue.peekFirst();
+        for (Entry c : g.commits.values()) {
+            Entry head = lanes.get(c.unit().shard()).queue.peekFirst();
             if (head == c) {
                 continue;
             }
-            if (head.unit().kind() != Kind.XA_COMMIT || !stuck.contains(groups.get(head.unit().gtrid()))) {
+            if (head.unit().kind() != Kind.XA_COMMIT || !stuck.contains(head.group)) {
                 return false;
             }
         }
@@ -600,12 +827,12 @@ public final class GlobalSorter<P> {
         if (!seen.add(from)) {
             return false;
         }
-        for (Entry<P> c : from.commits.values()) {
-            Entry<P> head = lanes.get(c.unit().shard()).queue.peekFirst();
+        for (Entry c : from.commits.values()) {
+            Entry head = lanes.get(c.unit().shard()).queue.peekFirst();
             if (head == null || head == c || head.unit().kind() != Kind.XA_COMMIT) {
                 continue;
             }
-            XaGroup blocker = groups.get(head.unit().gtrid());
+            XaGroup blocker = head.group;
             if (blocker == target || (stuck.contains(blocker) && reachesItself(blocker, target, stuck, seen))) {
                 return true;
             }
@@ -615,12 +842,12 @@ public final class GlobalSorter<P> {
 
     /** Whether everything queued before {@code g}'s commits on their shards is a commit of a group in {@code cycle}. */
     private boolean overtakesOnlyCommitsOf(XaGroup g, List<XaGroup> cycle) {
-        for (Entry<P> c : g.commits.values()) {
-            for (Entry<P> e : lanes.get(c.unit().shard()).queue) {
+        for (Entry c : g.commits.values()) {
+            for (Entry e : lanes.get(c.unit().shard()).queue) {
                 if (e == c) {
                     break;
                 }
-                if (e.unit().kind() != Kind.XA_COMMIT || !cycle.contains(groups.get(e.unit().gtrid()))) {
+                if (e.unit().kind() != Kind.XA_COMMIT || !cycle.contains(e.group)) {
                     return false;
                 }
             }

@@ -26,45 +26,48 @@ class GlobalSorterSimulationTest {
 
     @TestFactory
     Stream<DynamicTest> invariantsHoldOnGeneratedHistories() {
-        return LongStream.range(0, Long.getLong("tributary.sorter.seeds", 60)).mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
-            Random r = new Random(seed);
-            ShardHistory h = ShardHistory.generate(seed, 2 + r.nextInt(5), 80 + r.nextInt(200), r.nextBoolean(),
-                    r.nextBoolean(), false);
-            List<Emission<String>> out = feed(h, seed * 31 + 1, MAX_WAIT);
+        return LongStream.range(0, Long.getLong("tributary.sorter.seeds", 60))
+                .mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> invariantsHold(seed, false)));
+    }
 
-            noTransactionLostOrDoubled(h, out);
-            distributedTransactionsAreAtomic(h, out);
-            perShardOrderIsKept(h, out);
-            cutsAreRespected(h, out);
-            outputIsDeterministic(h, out, seed);
-            restartFromAnyCheckpointResumesExactlyOnce(h, out, r);
-        }));
+    /** The same, with XA transactions that use the gtrid of an earlier one again (issue 4). */
+    @TestFactory
+    Stream<DynamicTest> invariantsHoldWhenXidsAreUsedAgain() {
+        return LongStream.range(0, Long.getLong("tributary.sorter.seeds", 60))
+                .mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> invariantsHold(seed, true)));
+    }
+
+    static void invariantsHold(long seed, boolean reuseXids) {
+        Random r = new Random(seed);
+        ShardHistory h = ShardHistory.generate(seed, 2 + r.nextInt(5), 80 + r.nextInt(200), r.nextBoolean(),
+                r.nextBoolean(), false, reuseXids);
+        List<Emission<String>> out = feed(h, seed * 31 + 1, MAX_WAIT);
+
+        noTransactionLostOrDoubled(h, out);
+        distributedTransactionsAreAtomic(h, out);
+        perShardOrderIsKept(h, out);
+        cutsAreRespected(h, out);
+        outputIsDeterministic(h, out, seed);
+        restartFromAnyCheckpointResumesExactlyOnce(h, out, r);
     }
 
     /**
-     * Known open case (issue 4): in 1 of 3000 generated histories (this seed), three XA transactions whose
-     * commits cross in a cycle that is completed only in a later heartbeat window are written in an order
-     * that depends on arrival timing. Run the wide sweep with {@code -Dtributary.sorter.seeds=3000}; run this one with
-     * {@code -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition}. Where it diverges (checked
-     * 2026-11-22): output 83 of 182; with arrival order 2724 the XA group X78 (shards 4, 5) is written before the
-     * single transactions T91, T90, T88, T89, with the reference order after them, so the cycle breaker (or
-     * {@code admitted}) decides on a view of the shards' heads that depends on which units have arrived.
+     * Issue 4, seed 1724: three XA transactions wait for each other across shards (X78 behind X83 on shard 5,
+     * X83 behind X94 on shard 0, X94 behind X78 on shard 4), and the cycle closes only with commits of a
+     * later heartbeat window. Depending on arrival, X78 was written to break the cycle before or after the
+     * single transactions T91, T90, T88, T89 of the window between: a cycle is now broken at the key of the
+     * last group it waits for, so whether it precedes a transaction no longer depends on having read that
+     * later commit yet. The wide sweep: {@code -Dtributary.sorter.seeds=20000}.
      */
     @org.junit.jupiter.api.Test
-    @org.junit.jupiter.api.Disabled("known open case: arrival order changes the output for crossing XA cycles completed"
-            + " in a later window (1 in 3000 generated histories); see the README's Status and issue 4")
     void crossingCycleCompletedInALaterWindowIsDeterministic() {
-        long seed = 1724;
-        Random r = new Random(seed);
-        ShardHistory h = ShardHistory.generate(seed, 2 + r.nextInt(5), 80 + r.nextInt(200), r.nextBoolean(),
-                r.nextBoolean(), false);
-        outputIsDeterministic(h, feed(h, seed * 31 + 1, MAX_WAIT), seed);
+        invariantsHold(1724, false);
     }
 
     @TestFactory
     Stream<DynamicTest> aBranchThatNeverCommitsIsGivenUpAfterMaxWait() {
         return LongStream.range(100, 110).mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
-            ShardHistory h = ShardHistory.generate(seed, 3, 120, false, false, true);
+            ShardHistory h = ShardHistory.generate(seed, 3, 120, false, false, true, false);
             List<Emission<String>> out = feed(h, seed, Duration.ofMillis(500));
             List<Emission.Distributed<String>> given = out.stream()
                     .filter(e -> e instanceof Emission.Distributed<String> d && !d.abandoned().isEmpty())
@@ -77,7 +80,7 @@ class GlobalSorterSimulationTest {
                 return;
             }
             assertThat(given).singleElement().satisfies(d -> {
-                assertThat(d.gtrid()).endsWith(hex(lost.name()));
+                assertThat(d.gtrid()).endsWith(hex(lost.gtrid()));
                 assertThat(d.commits()).hasSize(lost.shards().size() - 1);
             });
             perShardOrderIsKept(h, out);
@@ -141,12 +144,18 @@ class GlobalSorterSimulationTest {
         assertThat(emitted).as("emitted transactions").doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(expected);
     }
 
-    /** Invariant 2: the committed branches of one gtrid are one transaction; rolled-back ones never appear. */
+    /**
+     * Invariant 2: the committed branches of one XA transaction are one transaction, under its gtrid, with no
+     * branch of another transaction (also of one that used the same gtrid); rolled-back ones never appear.
+     */
     static void distributedTransactionsAreAtomic(ShardHistory h, List<Emission<String>> out) {
         Map<String, Emission.Distributed<String>> byName = new HashMap<>();
         for (Emission<String> e : out) {
             if (e instanceof Emission.Distributed<String> d) {
-                assertThat(byName.put(d.gtrid(), d)).as("gtrid %s emitted once", d.gtrid()).isNull();
+                List<String> names = d.branches().stream().map(b -> b.key().substring(0, b.key().indexOf("-p")))
+                        .distinct().toList();
+                assertThat(names).as("transactions stitched into %s", d.gtrid()).hasSize(1);
+                assertThat(byName.put(names.get(0), d)).as("%s emitted once", names.get(0)).isNull();
                 assertThat(d.commits()).hasSameSizeAs(d.branches());
             }
         }
@@ -154,11 +163,12 @@ class GlobalSorterSimulationTest {
             if (!t.xa()) {
                 continue;
             }
-            Emission.Distributed<String> d = byName.get("1:" + hex(t.name()));
+            Emission.Distributed<String> d = byName.get(t.name());
             if (t.rolledBack()) {
                 assertThat(d).as("rolled back %s", t.name()).isNull();
             } else {
                 assertThat(d).as("committed %s", t.name()).isNotNull();
+                assertThat(d.gtrid()).isEqualTo("1:" + hex(t.gtrid()));
                 assertThat(d.branches().stream().map(ShardUnit::shard).toList()).isEqualTo(t.shards());
             }
         }

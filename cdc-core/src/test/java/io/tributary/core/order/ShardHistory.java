@@ -5,7 +5,12 @@ import io.tributary.core.order.ShardUnit.Kind;
 import io.tributary.core.reader.ShardPosition;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 
@@ -14,13 +19,19 @@ import java.util.TreeMap;
  * transactions, XA transactions over 2..N shards (every branch prepares before any commits; some roll
  * back; some branches commit long after the others), and a heartbeat written to every shard every
  * {@code heartbeatMs} with a little jitter per shard. Every other XA transaction has the same xid (empty
- * bqual) on all its shards, as {@code XA START 'x'} on each shard gives. Each shard's units are in its
- * commit order, with positions {@code bin.000001:<offset>}. Payloads are the unit keys, so outputs compare as strings.
+ * bqual) on all its shards, as {@code XA START 'x'} on each shard gives. Optionally an XA transaction uses
+ * the gtrid of an earlier one again once that one has finished, as MySQL and MariaDB allow. Each shard's units are in its commit order, with positions {@code bin.000001:<offset>}. Payloads are the unit keys, so outputs compare as strings.
  */
 final class ShardHistory {
 
-    /** A transaction of the timeline, for the invariant checks. */
-    record Txn(String name, List<Integer> shards, boolean xa, boolean rolledBack, List<Long> commitTimes) { }
+    /** A transaction of the timeline, for the invariant checks; {@code gtrid} is the xid's, for XA. */
+    record Txn(String name, String gtrid, List<Integer> shards, boolean xa, boolean rolledBack, List<Long> commitTimes) { }
+
+    /**
+     * How long after an XA transaction finished its gtrid may be used again: beyond the heartbeat after next (the
+     * reuse is then told apart from a late prepare; closer, it cannot be).
+     */
+    private static final long REUSE_AFTER_MICROS = 250_000;
 
     final int shardCount;
     final List<List<ShardUnit<String>>> units = new ArrayList<>();
@@ -35,9 +46,11 @@ final class ShardHistory {
     /**
      * @param crossingXa allow two XA transactions to commit in opposite orders on two shards
      * @param lostCommit let one XA branch never commit (a coordinator crash)
+     * @param reuseXids  let an XA transaction take the gtrid of an earlier one that has finished on all its
+     *                   shards at least {@link #REUSE_AFTER_MICROS} before
      */
     static ShardHistory generate(long seed, int shards, int transactions, boolean secondsOnlyTimestamps,
-                                 boolean crossingXa, boolean lostCommit) {
+                                 boolean crossingXa, boolean lostCommit, boolean reuseXids) {
         Random r = new Random(seed);
         ShardHistory h = new ShardHistory(shards, 100);
         // events on each shard keyed by real time in microseconds
@@ -48,6 +61,8 @@ final class ShardHistory {
         long now = 1_700_000_000_000_000L;
         int lost = lostCommit ? r.nextInt(Math.max(1, transactions / 4)) : -1;
         int xaCount = 0;
+        // per XA gtrid: for each transaction that used it, when it commits or rolls back on each of its shards
+        Map<String, List<Map<Integer, Long>>> finishedAt = new LinkedHashMap<>();
         for (int t = 0; t < transactions; t++) {
             now += 1 + r.nextInt(40_000);
             if (r.nextInt(4) != 0 || shards < 2) {
@@ -55,7 +70,7 @@ final class ShardHistory {
                 long ts = free(timeline.get(s), now);
                 String name = "T" + t;
                 timeline.get(s).put(ts, unit(s, Kind.TRANSACTION, ts, null, name, secondsOnlyTimestamps));
-                h.transactions.add(new Txn(name, List.of(s), false, false, List.of(ts)));
+                h.transactions.add(new Txn(name, null, List.of(s), false, false, List.of(ts)));
             } else {
                 List<Integer> branches = new ArrayList<>();
                 for (int s = 0; s < shards; s++) {
@@ -63,24 +78,29 @@ final class ShardHistory {
                         branches.add(s);
                     }
                 }
-                java.util.Collections.shuffle(branches, r);
+                Collections.shuffle(branches, r);
                 branches = new ArrayList<>(branches.subList(0, Math.max(2, r.nextInt(branches.size()) + 1)));
                 branches.sort(null);
-                String gtrid = "X" + t;
+                String name = "X" + t;
+                String gtrid = reuseXids && r.nextInt(3) == 0 ? reusable(finishedAt, now).orElse(name) : name;
                 // every other one uses the same xid (empty bqual) on each shard, as XA START 'x' does by hand
                 boolean sameXid = t % 2 == 0;
                 boolean rollback = r.nextInt(6) == 0;
                 long prepareAt = now;
                 for (int s : branches) {
                     long ts = free(timeline.get(s), prepareAt += 1 + r.nextInt(3_000));
-                    timeline.get(s).put(ts, unit(s, Kind.XA_PREPARE, ts, xid(gtrid, s, sameXid), gtrid + "-p" + s, secondsOnlyTimestamps));
+                    timeline.get(s).put(ts, unit(s, Kind.XA_PREPARE, ts, xid(gtrid, s, sameXid), name + "-p" + s, secondsOnlyTimestamps));
                 }
                 // commits: after all prepares; sometimes much later (other transactions and heartbeats in between)
                 long commitAt = prepareAt + 1 + r.nextInt(r.nextInt(5) == 0 ? 400_000 : 20_000);
                 List<Long> commitTimes = new ArrayList<>();
+                Map<Integer, Long> finished = new HashMap<>();
+                for (int s : branches) {
+                    finished.put(s, Long.MAX_VALUE); // until it commits or rolls back
+                }
                 List<Integer> order = new ArrayList<>(branches);
                 if (crossingXa && xaCount % 2 == 1) {
-                    java.util.Collections.reverse(order);
+                    Collections.reverse(order);
                 }
                 for (int s : order) {
                     long ts = free(timeline.get(s), commitAt += 1 + r.nextInt(r.nextInt(3) == 0 ? 150_000 : 5_000));
@@ -88,10 +108,12 @@ final class ShardHistory {
                         continue; // this branch never commits
                     }
                     timeline.get(s).put(ts, unit(s, rollback ? Kind.XA_ROLLBACK : Kind.XA_COMMIT, ts, xid(gtrid, s, sameXid),
-                            gtrid + (rollback ? "-r" : "-c") + s, secondsOnlyTimestamps));
+                            name + (rollback ? "-r" : "-c") + s, secondsOnlyTimestamps));
                     commitTimes.add(ts);
+                    finished.put(s, ts);
                 }
-                h.transactions.add(new Txn(gtrid, branches, true, rollback, commitTimes));
+                finishedAt.computeIfAbsent(gtrid, g -> new ArrayList<>()).add(finished);
+                h.transactions.add(new Txn(name, gtrid, branches, true, rollback, commitTimes));
                 xaCount++;
             }
         }
@@ -116,6 +138,22 @@ final class ShardHistory {
             h.units.add(list);
         }
         return h;
+    }
+
+    /**
+     * The most recent gtrid whose every transaction committed or rolled back on all its shards at least
+     * {@link #REUSE_AFTER_MICROS} before {@code now}. (A reuse while the previous transaction is still prepared on
+     * another shard is covered by {@code GlobalSorterXidReuseTest}.)
+     */
+    private static Optional<String> reusable(Map<String, List<Map<Integer, Long>>> finishedAt, long now) {
+        String found = null;
+        for (Map.Entry<String, List<Map<Integer, Long>>> gtrid : finishedAt.entrySet()) {
+            boolean free = gtrid.getValue().stream().allMatch(at -> Collections.max(at.values()) + REUSE_AFTER_MICROS < now);
+            if (free) {
+                found = gtrid.getKey();
+            }
+        }
+        return Optional.ofNullable(found);
     }
 
     private static long free(TreeMap<Long, ?> timeline, long ts) {
