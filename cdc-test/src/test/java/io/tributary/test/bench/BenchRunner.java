@@ -15,7 +15,6 @@ import io.tributary.test.shard.ShardClusterConfig;
 import io.tributary.test.shard.ShardInfo;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -861,19 +860,17 @@ public final class BenchRunner {
         // the cached real shard binlog: its first ~30 MB are the bulk load, the OLTP transactions follow
         long skip = o.quick() ? 32L << 20 : 128L << 20;
         long fileBytes = o.quick() ? 48L << 20 : 1L << 30;
-        com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         for (int shards : o.pipelineShards()) {
             begin("pipeline only, " + shards + " shards x " + o.pipelineShardMb() + " MB (in this JVM, no shards)");
-            long cpu0 = os.getProcessCpuTime();
             MergeBenchmark.Result r = MergeBenchmark.measure(shards, fileBytes, skip, shardBytes, 50, out);
-            double cpu = (os.getProcessCpuTime() - cpu0) / 1e9 / 2; // measure() runs a warm-up pass and the measured one
+            double cpu = r.cpuNanos() / 1e9; // the merge thread's, in the measured pass (after the warm-up passes)
             double secs = r.nanos() / 1e9;
             double n = Double.NaN;
             add(new BenchRow("pipeline", shards + " shards", shards, "", secs, r.events() / secs, n, r.bytes() / secs,
                     r.written() / secs, n, n, n, n, cpu / (r.bytes() / 1e9), r.heapAfter(), n, n, n, r.bytes(), n,
                     "recorded MariaDB OLTP binlog replayed; readers-free merge + write (binlog.sync=none), one thread,"
-                            + " in the runner's JVM"));
+                            + " in the runner's JVM, after " + MergeBenchmark.WARM_UP_PASSES + " discarded passes; CPU is"
+                            + " the merge thread's"));
         }
     }
 
