@@ -238,15 +238,26 @@ public final class HeartbeatWriter implements AutoCloseable {
      * every {@value #REPEAT_WARNING_MS} ms.
      */
     private void slowWrite(int i, long value) {
-        busySkips[i]++;
-        long now = clockMicros.getAsLong();
-        if (busySkips[i] == 1 || now - lastSkipWarnedMicros[i] >= REPEAT_WARNING_MS * 1000) {
+        if (countAndWarnDue(busySkips, lastSkipWarnedMicros, i)) {
             Target t = targets.get(i);
             LOG.warn("shard {} ({}): heartbeat {} skipped, the previous write is still running ({} beats skipped so"
                     + " far); the shard's delay grows, the other shards keep beating", t.shard(), t.address(), value,
                     busySkips[i]);
-            lastSkipWarnedMicros[i] = now;
         }
+    }
+
+    /**
+     * Counts one more missed beat of shard {@code i} in {@code counts}; true when it should be logged: the first,
+     * then at most every {@value #REPEAT_WARNING_MS} ms (then {@code lastWarned} is moved to now).
+     */
+    private boolean countAndWarnDue(long[] counts, long[] lastWarned, int i) {
+        counts[i]++;
+        long now = clockMicros.getAsLong();
+        if (counts[i] == 1 || now - lastWarned[i] >= REPEAT_WARNING_MS * 1000) {
+            lastWarned[i] = now;
+            return true;
+        }
+        return false;
     }
 
     /** One shard's write of one beat, on the shard's own thread (which alone uses its connection). */
@@ -285,16 +296,15 @@ public final class HeartbeatWriter implements AutoCloseable {
      */
     private void failed(int i, long value, SQLException e) {
         Target t = targets.get(i);
-        missed[i]++;
-        long now = clockMicros.getAsLong();
+        if (!countAndWarnDue(missed, lastWarnedMicros, i)) {
+            return;
+        }
         if (missed[i] == 1) {
             LOG.warn("shard {} ({}): heartbeat {} not written, retrying every beat (logged again every {} s while it"
                     + " fails): {}", t.shard(), t.address(), value, REPEAT_WARNING_MS / 1000, e.getMessage());
-            lastWarnedMicros[i] = now;
-        } else if (now - lastWarnedMicros[i] >= REPEAT_WARNING_MS * 1000) {
+        } else {
             LOG.warn("shard {} ({}): still no heartbeat written, {} beats missed: {}", t.shard(), t.address(), missed[i],
                     e.getMessage());
-            lastWarnedMicros[i] = now;
         }
     }
 

@@ -45,6 +45,11 @@ record DelayWindow(long fromMillis, long toMillis, DelayHistogram histogram) {
         return out;
     }
 
+    /** One window over all of {@code fromMillis..toMillis} (a length no window start can reach before the end). */
+    static DelayWindow whole(List<RunMonitor.Sample> scraped, long fromMillis, long toMillis) {
+        return over(scraped, fromMillis, toMillis, Duration.ofMillis(toMillis + 1)).get(0);
+    }
+
     double p99() {
         return histogram.quantile(0.99);
     }

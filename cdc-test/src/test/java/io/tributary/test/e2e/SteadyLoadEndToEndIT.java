@@ -66,7 +66,7 @@ class SteadyLoadEndToEndIT {
             // From the load's start until the daemon has caught up after it (finish waited for that).
             long caughtUp = scraped.get(scraped.size() - 1).elapsedMillis();
             List<DelayWindow> windows = DelayWindow.over(scraped, run.loadStartedMillis(), caughtUp, WINDOW);
-            DelayWindow whole = DelayWindow.over(scraped, run.loadStartedMillis(), caughtUp, LOAD.multipliedBy(2)).get(0);
+            DelayWindow whole = DelayWindow.whole(scraped, run.loadStartedMillis(), caughtUp);
             double heartbeatMax = during.stream().filter(RunMonitor.Sample::scraped)
                     .mapToDouble(RunMonitor.Sample::maxHeartbeatDelay).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
             double seconds = (run.loadStoppedMillis() - run.loadStartedMillis()) / 1000.0;
