@@ -16,6 +16,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -80,11 +81,12 @@ final class ShardBinlogGenerator {
             AtomicLong transactions = new AtomicLong();
             AtomicBoolean done = new AtomicBoolean();
             ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+            CountDownLatch loaded = new CountDownLatch(CLIENTS);
             List<Future<?>> clients = new ArrayList<>();
             for (int i = 0; i < CLIENTS; i++) {
                 int client = i;
                 clients.add(pool.submit(() -> {
-                    runClient(url, shard, client, done, transactions);
+                    runClient(url, shard, client, loaded, done, transactions);
                     return null;
                 }));
             }
@@ -136,8 +138,8 @@ final class ShardBinlogGenerator {
         }
     }
 
-    private static void runClient(String url, ShardInfo shard, int client, AtomicBoolean done, AtomicLong transactions)
-            throws SQLException {
+    private static void runClient(String url, ShardInfo shard, int client, CountDownLatch loaded, AtomicBoolean done,
+            AtomicLong transactions) throws SQLException, InterruptedException {
         Random random = new Random(client);
         try (Connection c = DriverManager.getConnection(url, shard.adminUser(), shard.adminPassword());
              Statement s = c.createStatement()) {
@@ -151,6 +153,10 @@ final class ShardBinlogGenerator {
                 }
                 s.execute(sql.toString());
             }
+            // every table is loaded before any OLTP transaction: an OLTP insert of an id that a bulk load still
+            // to come also inserts would fail with a duplicate key (seen on a fresh machine)
+            loaded.countDown();
+            loaded.await();
             // oltp_write_only: one index update, one non-index update, a delete and an insert per transaction;
             // a transaction the shard rolled back (deadlock between two clients' updates, lock wait timeout) is
             // skipped, as sysbench does
