@@ -63,6 +63,11 @@ final class CheckpointLedger {
     private ShardCheckpoint published;
     /** Whether anything was recorded since the last {@link #takeIfChanged()}: if not, the checkpoint stands. */
     private boolean touched;
+    /**
+     * Items in {@link #items} that are EMITTED: while none is, {@code writtenAfter} is empty without a scan (the
+     * usual case; scanning every pending unit on each emission made a window's checkpoints quadratic in it).
+     */
+    private int emittedHeld;
 
     CheckpointLedger(ShardCheckpoint start) {
         this.shard = start.shard();
@@ -102,7 +107,13 @@ final class CheckpointLedger {
     private ShardCheckpoint.Clock clockNow;
 
     private void put(ShardUnit<?> u, State state, ShardCheckpoint.Clock before) {
-        items.put(u.sequence(), new Item(u.start(), u.end(), u.key(), state, before));
+        Item replaced = items.put(u.sequence(), new Item(u.start(), u.end(), u.key(), state, before));
+        if (replaced != null && replaced.state() == State.EMITTED) {
+            emittedHeld--;
+        }
+        if (state == State.EMITTED) {
+            emittedHeld++;
+        }
         touched = true;
     }
 
@@ -110,6 +121,12 @@ final class CheckpointLedger {
         Item item = items.get(u.sequence());
         if (item == null) {
             throw new IllegalStateException(shard + ": unit " + u + " was never recorded");
+        }
+        if (item.state == State.EMITTED) {
+            emittedHeld--;
+        }
+        if (state == State.EMITTED) {
+            emittedHeld++;
         }
         item.state = state;
         touched = true;
@@ -136,13 +153,20 @@ final class CheckpointLedger {
                 break;
             }
             doneThrough = item.end();
+            if (item.state() == State.EMITTED) {
+                emittedHeld--;
+            }
             items.removeFirst();
         }
         if (items.isEmpty()) {
             if (clockNow != null) {
                 clockAfterDone = clockNow;
             }
-            return new ShardCheckpoint(shard, doneThrough, java.util.Set.of(), clockAfterDone);
+            return new ShardCheckpoint(shard, doneThrough, Set.of(), clockAfterDone);
+        }
+        Item first = items.at(0);
+        if (emittedHeld == 0) {
+            return new ShardCheckpoint(shard, first.start(), Set.of(), first.before());
         }
         Set<String> writtenAfter = new LinkedHashSet<>();
         for (int i = 0; i < items.size(); i++) {
@@ -151,7 +175,6 @@ final class CheckpointLedger {
                 writtenAfter.add(item.key());
             }
         }
-        Item first = items.at(0);
         return new ShardCheckpoint(shard, first.start(), writtenAfter, first.before());
     }
 
@@ -213,15 +236,18 @@ final class CheckpointLedger {
             return i >= 0 ? at(i) : null;
         }
 
-        void put(long sequence, Item item) {
+        /** Puts the item at {@code sequence}; returns the one it replaced, or null. */
+        Item put(long sequence, Item item) {
             int at;
             if (size == 0 || sequenceAt(size - 1) < sequence) {
                 at = size; // the usual case: the shard's next unit
             } else {
                 int i = indexOf(sequence);
                 if (i >= 0) {
-                    values[(head + i) & (values.length - 1)] = item;
-                    return;
+                    int slot = (head + i) & (values.length - 1);
+                    Item replaced = values[slot];
+                    values[slot] = item;
+                    return replaced;
                 }
                 at = -i - 1;
             }
@@ -236,6 +262,7 @@ final class CheckpointLedger {
             sequences[(head + at) & mask] = sequence;
             values[(head + at) & mask] = item;
             size++;
+            return null;
         }
 
         private void grow() {

@@ -289,6 +289,14 @@ public final class GlobalSorter<P> {
     private final long xaMaxWaitMs;
     /** Open uses of gtrids, oldest first. */
     private final List<XaGroup> groups = new ArrayList<>();
+    /**
+     * True when the last {@link #drain} emitted all it could and nothing offered since can make more emittable.
+     * Without open XA groups only a heartbeat (it may close a window) can: a transaction is keyed in its
+     * shard's current window, which is not closed yet. With open groups any unit may move a group's bounds,
+     * and so may a rollback, which can end a group. A drain after each transaction then costs nothing
+     * between heartbeats.
+     */
+    private boolean drained;
     private final ArrayDeque<Emission<P>> out = new ArrayDeque<>();
 
     /**
@@ -315,7 +323,7 @@ public final class GlobalSorter<P> {
         }
         lane.lastSequence = unit.sequence();
         ShardCheckpoint.Clock before = lane.clock();
-        if (lane.skip.remove(unit.key())) {
+        if (!lane.skip.isEmpty() && lane.skip.remove(unit.key())) {
             // written before the restart: ordered as then, kept in the checkpoint, never again in the output
             if (unit.kind() == Kind.TRANSACTION || unit.kind() == Kind.XA_COMMIT) {
                 lane.advance(unit);
@@ -334,6 +342,9 @@ public final class GlobalSorter<P> {
             }
         }
         lane.ledger.clockNow(lane.clock());
+        if (unit.kind() == Kind.HEARTBEAT || unit.kind() == Kind.XA_ROLLBACK || !groups.isEmpty()) {
+            drained = false;
+        }
     }
 
     private void heartbeat(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
@@ -427,12 +438,37 @@ public final class GlobalSorter<P> {
 
     /** Emits everything that may be emitted now; returns it in global order. */
     public List<Emission<P>> drain() {
+        if (drained) {
+            return List.of();
+        }
         while (step()) {
             // keep emitting
+        }
+        drained = true;
+        if (out.isEmpty()) {
+            return List.of();
         }
         List<Emission<P>> result = new ArrayList<>(out);
         out.clear();
         return result;
+    }
+
+    /** Tells {@code action} the payload of every unit queued or prepared and not yet emitted (to free them). */
+    public void forEachWaiting(java.util.function.Consumer<? super P> action) {
+        for (Lane l : lanes) {
+            for (Entry e : l.queue) {
+                if (e.unit().payload() != null) {
+                    action.accept(e.unit().payload());
+                }
+            }
+        }
+        for (XaGroup g : groups) {
+            for (ShardUnit<P> u : g.prepared.values()) {
+                if (u.payload() != null) {
+                    action.accept(u.payload());
+                }
+            }
+        }
     }
 
     /** Units queued or prepared and not yet emitted (a measure of what waits). */
