@@ -25,13 +25,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Group commit: with {@code commit} a new cycle starts as soon as something was written, and
  * everything written during the previous fsync is covered by the next one. With {@code interval} a
- * cycle starts at most every {@code binlog.sync.interval}. A failed cycle marks the binlog DOWN and is
+ * cycle starts at most every {@code binlog.sync.interval}. With {@code none} a cycle starts at most every
+ * {@link #UNSYNCED_CYCLE}: with no fsync to wait for, back-to-back cycles would spend most of a core rewriting
+ * the checkpoint file while transactions stream in. A failed cycle marks the binlog DOWN and is
  * retried every {@code binlog.io.retry.interval}.
  *
  * <p>Runs on its own thread, {@code binlog-syncer}.
  */
 final class BinlogSyncer implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(BinlogSyncer.class);
+
+    /** Shortest cycle with {@code binlog.sync=none}. */
+    static final Duration UNSYNCED_CYCLE = Duration.ofMillis(1);
 
     private final WrittenState written;
     private final CheckpointFile checkpointFile;
@@ -75,6 +80,8 @@ final class BinlogSyncer implements Runnable {
                     synced = s.version();
                     if (policy == SyncPolicy.INTERVAL) {
                         written.pause(interval.minusNanos(System.nanoTime() - started));
+                    } else if (policy == SyncPolicy.NONE) {
+                        written.pause(UNSYNCED_CYCLE.minusNanos(System.nanoTime() - started));
                     }
                 } else if (written.closing()) {
                     return;

@@ -10,6 +10,7 @@ import io.tributary.core.event.PreviousGtidsEvent;
 import io.tributary.core.order.DdlHistory;
 import io.tributary.core.order.GlobalEvent;
 import io.tributary.core.order.GlobalTransaction;
+import io.tributary.core.order.ShardCheckpoint;
 import io.tributary.storage.checkpoint.BinlogCheckpoint;
 import io.tributary.storage.checkpoint.CheckpointFile;
 import java.io.Closeable;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Iterator;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.zip.CRC32;
@@ -67,6 +69,12 @@ import org.slf4j.LoggerFactory;
  * {@code binlog.io.retry.interval}, blocking the caller (the merger) meanwhile. Writing resumes by
  * itself once there is space again.
  *
+ * <p><b>Held transactions.</b> {@link #append(GlobalTransaction, boolean)} with {@code more} keeps the encoded
+ * transaction in the write buffer until {@value #FLUSH_BYTES} bytes wait, the caller has no more, or the file
+ * is full: one {@code write(2)} for many small transactions instead of one each (each of which also left a
+ * partly written page for the kernel to fill). The syncer learns of held transactions only once they are in
+ * the file, so nothing held is ever fsynced, checkpointed or published.
+ *
  * <p>Threading: {@link #append}, {@link #rotate}, {@link #purge} and {@link #close} are synchronized;
  * one thread (the merger's output stage) appends, an admin thread may rotate or purge. Subscribers use
  * {@link #durability()} and {@link #index()} from any thread.
@@ -111,6 +119,12 @@ public final class GlobalBinlogWriter implements Closeable {
     private int txnEvents;
     private int txnRowsEvents;
     private volatile WriteCounters counters = WriteCounters.ZERO;
+    /** Complete transactions in {@link #buf}, not yet in the file, and what the syncer learns once they are. */
+    private int heldTransactions;
+    private long heldEnd;
+    private long heldSequence;
+    private final Map<String, ShardCheckpoint> heldCheckpoints = new LinkedHashMap<>();
+    private DdlHistory heldDdl;
 
     private GlobalBinlogWriter(BinlogConfig config, Clock clock, UUID serverUuid, BinlogIndex index, BinlogSegment segment,
             BinlogCheckpoint checkpoint) {
@@ -213,7 +227,7 @@ public final class GlobalBinlogWriter implements Closeable {
         return written.ddl();
     }
 
-    /** The written end (not necessarily durable yet). */
+    /** The written end (not necessarily durable yet): where the file ends, held transactions not counted. */
     public synchronized BinlogPosition writtenPosition() {
         return new BinlogPosition(segment.name(), segment.size());
     }
@@ -226,30 +240,77 @@ public final class GlobalBinlogWriter implements Closeable {
      * the spill store), nothing of it stays in the file and the sequence number is not used.
      */
     public synchronized long append(GlobalTransaction txn) throws IOException {
+        return append(txn, false);
+    }
+
+    /**
+     * As {@link #append(GlobalTransaction)}; with {@code more}, the caller has further transactions to append
+     * at once, so this one may be held in the write buffer (see the class comment) until a later append without
+     * {@code more}, or {@link #flushHeld()}.
+     */
+    public synchronized long append(GlobalTransaction txn, boolean more) throws IOException {
         ensureOpen();
-        long start = segment.size();
+        long start = position();
+        int bufStart = buf.writerIndex();
+        long fileBefore = segment.size();
         long sequence = lastSequence + 1;
         try {
-            writeTransaction(txn, sequence);
+            writeTransaction(txn, sequence, bufStart);
         } catch (RuntimeException | IOException e) {
-            buf.clear();
-            segment.truncate(start);
+            if (segment.size() != fileBefore) {
+                // a flush mid-transaction wrote the held transactions (already passed on) and part of this one
+                buf.clear();
+                segment.truncate(start);
+            } else {
+                buf.writerIndex(bufStart);
+            }
             throw e;
         }
         lastSequence = sequence;
         WriteCounters c = counters;
         counters = new WriteCounters(c.transactions() + 1, c.events() + txnEvents, c.rowsEvents() + txnRowsEvents,
-                c.bytes() + segment.size() - start, c.filesCreated());
-        written.advance(segment, segment.size(), sequence, txn.checkpoints(), txn.ddlHistory());
+                c.bytes() + position() - start, c.filesCreated());
+        heldTransactions++;
+        heldEnd = position();
+        heldSequence = sequence;
+        for (ShardCheckpoint cp : txn.checkpoints()) {
+            heldCheckpoints.remove(cp.shard()); // in the order they last moved, as the syncer's map keeps them
+            heldCheckpoints.put(cp.shard(), cp);
+        }
+        if (txn.ddlHistory() != null) {
+            heldDdl = txn.ddlHistory();
+        }
+        if (!more || buf.readableBytes() >= FLUSH_BYTES || position() >= config.fileSizeBytes()) {
+            flushHeld();
+        }
         if (segment.size() >= config.fileSizeBytes()) {
             rotateFile();
         }
         return sequence;
     }
 
+    /** Writes the held transactions to the file, for the syncer to make durable. */
+    public synchronized void flushHeld() throws IOException {
+        if (buf.readableBytes() > 0) {
+            flush();
+        }
+    }
+
+    /** Tells the syncer of the held transactions once the file holds them (by {@link #flush}). */
+    private void passOnHeld() {
+        if (heldTransactions == 0) {
+            return;
+        }
+        written.advance(segment, heldEnd, heldSequence, heldCheckpoints.values(), heldDdl);
+        heldTransactions = 0;
+        heldCheckpoints.clear();
+        heldDdl = null;
+    }
+
     /** Closes the current file with a ROTATE and starts the next one ({@code FLUSH BINARY LOGS}). */
     public synchronized void rotate() throws IOException {
         ensureOpen();
+        flushHeld();
         rotateFile();
     }
 
@@ -290,19 +351,19 @@ public final class GlobalBinlogWriter implements Closeable {
         return counters;
     }
 
-    private void writeTransaction(GlobalTransaction txn, long sequence) throws IOException {
-        buf.clear();
+    /** Encodes the transaction into {@link #buf} from {@code bufStart} on (held transactions before it). */
+    private void writeTransaction(GlobalTransaction txn, long sequence, int bufStart) throws IOException {
         int rowsEvents = 0;
         int tableMaps = 0;
         long commitMicros = txn.commitTimeMicros();
         long ts = commitMicros / 1_000_000;
-        long gtidAt = segment.size();
+        long gtidAt = position();
         long seqInFile = sequence - filePreviousSequence;
         boolean mysql = !config.flavor().isMariaDb();
         boolean rowsKind = txn.kind() == GlobalTransaction.Kind.ROWS;
         if (mysql) {
             encoder.gtid(buf, gtidAt, ts, serverUuid, sequence, seqInFile - 1, seqInFile, commitMicros, LENGTH_PLACEHOLDER);
-            buf.getBytes(0, gtidCopy);
+            buf.getBytes(bufStart, gtidCopy);
         } else {
             encoder.mariaGtid(buf, gtidAt, ts, config.domainId(), sequence, rowsKind
                     ? BinlogEventEncoder.MARIA_FL_TRANSACTIONAL
@@ -343,9 +404,8 @@ public final class GlobalBinlogWriter implements Closeable {
             txnRowsEvents = 0;
         }
         if (mysql) {
-            patchTransactionLength(position() - gtidAt, gtidInBuffer, gtidAt);
+            patchTransactionLength(position() - gtidAt, gtidInBuffer, gtidAt, bufStart);
         }
-        flush();
     }
 
     /** Offset in the file where the next encoded byte lands. */
@@ -353,20 +413,23 @@ public final class GlobalBinlogWriter implements Closeable {
         return segment.size() + buf.readableBytes();
     }
 
-    private void patchTransactionLength(long length, boolean gtidInBuffer, long gtidAt) throws IOException {
+    private void patchTransactionLength(long length, boolean gtidInBuffer, long gtidAt, int bufStart) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(gtidCopy).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         b.putLong(LENGTH_VALUE_OFFSET, length);
         crc.reset();
         crc.update(gtidCopy, 0, gtidCopy.length - 4);
         b.putInt(gtidCopy.length - 4, (int) crc.getValue());
         if (gtidInBuffer) {
-            buf.setBytes(0, gtidCopy);
+            buf.setBytes(bufStart, gtidCopy);
         } else {
             segment.overwrite(ByteBuffer.wrap(gtidCopy), gtidAt);
         }
     }
 
-    /** Hands the buffer to the file, retrying while the disk refuses (DOWN meanwhile). */
+    /**
+     * Hands the buffer to the file, retrying while the disk refuses (DOWN meanwhile), then passes the held
+     * transactions it completed on to the syncer.
+     */
     private void flush() throws IOException {
         ByteBuffer bytes = buf.nioBuffer();
         retrying("write " + bytes.remaining() + " bytes to " + segment.name() + " at " + segment.size(), () -> {
@@ -374,6 +437,7 @@ public final class GlobalBinlogWriter implements Closeable {
             segment.write(bytes);
         });
         buf.clear();
+        passOnHeld();
     }
 
     private void rotateFile() throws IOException {
@@ -513,6 +577,15 @@ public final class GlobalBinlogWriter implements Closeable {
         synchronized (this) {
             if (closed) {
                 return;
+            }
+            try {
+                flushHeld(); // held transactions become durable with the rest
+            } catch (IOException e) {
+                log.warn("closing: could not write the held transactions ({} bytes): {}; they are read again after"
+                        + " the restart", buf.readableBytes(), e.toString());
+                buf.clear();
+                heldTransactions = 0;
+                heldCheckpoints.clear();
             }
             closed = true;
             notifyAll();

@@ -30,6 +30,11 @@ final class WrittenState {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    /**
+     * Signalled only by {@link #close}: {@link #pause} waits on it, not on {@link #changed}, so a pausing syncer is
+     * not woken by every transaction written.
+     */
+    private final Condition closed = lock.newCondition();
     private final Map<String, ShardCheckpoint> shards;
     private BinlogSegment segment;
     private long position;
@@ -103,7 +108,7 @@ final class WrittenState {
         lock.lock();
         try {
             while (nanos > 0 && !closing) {
-                nanos = changed.awaitNanos(nanos);
+                nanos = closed.awaitNanos(nanos);
             }
         } finally {
             lock.unlock();
@@ -134,6 +139,7 @@ final class WrittenState {
         try {
             closing = true;
             changed.signalAll();
+            closed.signalAll();
         } finally {
             lock.unlock();
         }

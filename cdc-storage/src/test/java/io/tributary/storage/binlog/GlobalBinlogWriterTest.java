@@ -1,5 +1,7 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.order.GlobalTransaction;
 import io.tributary.core.order.HeldTransaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -156,6 +158,101 @@ class GlobalBinlogWriterTest {
             assertThat(last).isEqualTo(n < files.size() ? EventType.ROTATE : EventType.STOP);
         }
         assertThat(before).isEqualTo(written);
+    }
+
+    /**
+     * Transactions appended with {@code more} stay in the write buffer, unseen by the syncer, until flushed; then
+     * the files hold exactly what one-by-one appends write (same events at the same positions, checksums valid),
+     * and a transaction that fails while others are held loses none of them.
+     */
+    @ParameterizedTest
+    @EnumSource(BinlogFlavor.class)
+    void shouldHoldTransactionsAppendedWithMoreUntilFlushedAndWriteTheSameEvents(BinlogFlavor flavor, @TempDir Path root)
+            throws Exception {
+        List<HeldTransaction> txns = new ArrayList<>();
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", pool(flavor));
+        for (int i = 0; i < 120; i++) {
+            txns.add(feed.next());
+        }
+        Path oneByOne = root.resolve("one-by-one");
+        try (GlobalBinlogWriter w = open(config(oneByOne, flavor, 8 << 10, SyncPolicy.COMMIT))) {
+            for (HeldTransaction t : txns) {
+                w.append(t);
+            }
+            assertThat(w.durability().awaitSequence(txns.size(), Duration.ofSeconds(10))).isTrue();
+        }
+        Path held = root.resolve("held");
+        try (GlobalBinlogWriter w = open(config(held, flavor, 8 << 10, SyncPolicy.COMMIT))) {
+            BinlogPosition before = w.writtenPosition();
+            for (int i = 0; i < 5; i++) {
+                w.append(txns.get(i), true);
+            }
+            assertThat(w.writtenPosition()).as("nothing of held transactions is in the file").isEqualTo(before);
+            assertThat(w.durability().awaitSequence(1, Duration.ofMillis(300))).as("held transactions are not published")
+                    .isFalse();
+            GlobalTransaction failing = new GlobalTransaction() {
+                @Override
+                public Kind kind() {
+                    return Kind.ROWS;
+                }
+
+                @Override
+                public long commitTimeMicros() {
+                    return txns.get(5).commitTimeMicros();
+                }
+
+                @Override
+                public Iterator<GlobalEvent> events() {
+                    Iterator<GlobalEvent> events = txns.get(5).events();
+                    return new Iterator<>() {
+                        private int n;
+
+                        @Override
+                        public boolean hasNext() {
+                            return true;
+                        }
+
+                        @Override
+                        public GlobalEvent next() {
+                            if (n++ == 1) {
+                                throw new IllegalStateException("spill store read failed (test)");
+                            }
+                            return events.next();
+                        }
+                    };
+                }
+
+                @Override
+                public List<io.tributary.core.order.ShardCheckpoint> checkpoints() {
+                    return txns.get(5).checkpoints();
+                }
+
+                @Override
+                public String provenance() {
+                    return "failing";
+                }
+            };
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> w.append(failing, true))
+                    .hasMessageContaining("spill store read failed");
+            for (int i = 5; i < txns.size(); i++) {
+                w.append(txns.get(i), i < txns.size() - 1);
+            }
+            assertThat(w.durability().awaitSequence(txns.size(), Duration.ofSeconds(10))).isTrue();
+            assertThat(w.durability().current().position()).isEqualTo(w.writtenPosition());
+        }
+        Map<String, List<BinlogEvent>> expected = BinlogDirectory.read(oneByOne);
+        Map<String, List<BinlogEvent>> actual = BinlogDirectory.read(held);
+        assertThat(actual.keySet()).as("files (rotated at 8 KB)").isEqualTo(expected.keySet()).hasSizeGreaterThan(2);
+        for (String file : expected.keySet()) {
+            assertThat(layout(actual.get(file))).as(file).isEqualTo(layout(expected.get(file)));
+        }
+        assertThat(BinlogDirectory.sequences(actual)).isEqualTo(java.util.stream.LongStream.rangeClosed(1, txns.size())
+                .boxed().toList());
+    }
+
+    /** Each event's type, end position and length: where every event of a file lies. */
+    private static List<String> layout(List<BinlogEvent> events) {
+        return events.stream().map(e -> e.type() + "@" + e.header().logPos() + "+" + e.length()).toList();
     }
 
     @Test
