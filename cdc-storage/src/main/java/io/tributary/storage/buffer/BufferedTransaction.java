@@ -47,6 +47,11 @@ public final class BufferedTransaction {
     private int chunkLength;
     private long chunkStart;
     private RuntimeException failure;
+    /**
+     * Set once by {@link #seal}, after the last change of {@link #eventCount}: a reader that sees it (the merger,
+     * on another thread) reads the count without the buffer's lock, which the appending thread takes per event.
+     */
+    private volatile boolean sealed;
 
     BufferedTransaction(TransactionBuffer buffer, long id, String shard, String key, FormatDescription fde) {
         this.buffer = buffer;
@@ -73,6 +78,9 @@ public final class BufferedTransaction {
     }
 
     public long eventCount() {
+        if (sealed) {
+            return eventCount; // no longer changes
+        }
         synchronized (buffer) {
             return eventCount;
         }
@@ -143,6 +151,7 @@ public final class BufferedTransaction {
             flushChunk();
             dropChunk();
             state = State.SEALED;
+            sealed = true;
         }
     }
 

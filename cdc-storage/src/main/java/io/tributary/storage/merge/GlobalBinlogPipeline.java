@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * The data path from the shards to the global binlog:
  * <pre>
  * shard readers (thread shard-reader-&lt;name&gt; each) --HandOff "merge" ring (MULTI producer, BLOCK)-->
- * merge thread: MergeStage = ShardStreamAssembler per shard -> GlobalSorter -> TransactionMerger -> writer.append
+ * merge thread: MergeStage = ShardStreamAssembler per shard -> GlobalSorter -> TransactionMerger
+ *   --HandOff "global-binlog-append" ring (SINGLE producer, BLOCK)-->
+ * append thread: the merged transaction's events read back, renamed and appended (writer.append)
  * binlog-syncer thread: once a transaction is durable, its buffers are released
  * </pre>
  *
@@ -54,6 +56,14 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
 
     private record Rewind(int shard, ShardPosition restart) implements Item {
     }
+
+    /**
+     * Slots between the merge and the append thread. Merged transactions only point at buffers the
+     * {@link TransactionBuffer} already counts, so the ring adds no memory of its own. The merge thread emits in
+     * bursts (a closed heartbeat window at a time: with 16 busy shards, a thousand transactions and more); 8192
+     * slots take such a burst without stopping it, while the append thread writes the previous one.
+     */
+    public static final int APPEND_RING = 8192;
 
     private final List<ShardReaderConfig> configs;
     private final MergeStage stage;
@@ -94,7 +104,7 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         }
         this.configs = List.copyOf(resumed);
         this.ringSize = ringSize;
-        this.stage = new MergeStage(start, writer, buffer, naming, xaMaxWait);
+        this.stage = new MergeStage(start, writer, buffer, naming, xaMaxWait, APPEND_RING);
     }
 
     /** Connects every reader from its checkpoint and starts moving transactions to the writer. */
@@ -197,8 +207,12 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         }
     }
 
-    /** The first failure (a reader's or the merge thread's), or null. */
+    /** The first failure (a reader's, the merge thread's or the append thread's), or null. */
     public Throwable failure() {
+        Throwable appendFailure = stage.failure();
+        if (appendFailure != null) {
+            return appendFailure; // the cause, not the merge thread's "append stage failed" that follows it
+        }
         Throwable f = failure.get();
         return f != null ? f : ring == null ? null : ring.failure();
     }

@@ -1,5 +1,6 @@
 package io.tributary.storage.merge;
 
+import com.lmax.disruptor.dsl.ProducerType;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.order.Emission;
 import io.tributary.core.order.GlobalSorter;
@@ -11,14 +12,13 @@ import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.BufferedTransaction;
 import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.storage.pipeline.HandOff;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -34,17 +34,30 @@ import org.slf4j.LoggerFactory;
  * transaction durable (its {@link io.tributary.storage.binlog.DurabilityTracker}, on the syncer thread), the
  * buffers of the shard transactions in it are released.
  *
+ * <p><b>Appends on their own thread.</b> Built with an append ring, the merge thread assembles, sorts and
+ * merges (what to write, with which checkpoints), and hands each merged transaction, its shard commits
+ * dated, to the thread {@code global-binlog-append-1} over a bounded Disruptor ring ({@link HandOff}, BLOCK):
+ * that thread reads the transaction's buffered events back, renames them (global table ids) and appends them
+ * to the writer. Sorting and writing then run on the machine's two cores at once; transactions are appended
+ * in the order the sorter emitted them, so the output is the same byte for byte. Without the ring, all of it
+ * runs on the merge thread. (Merging on the append thread too left the merge thread half idle: reading the
+ * events back is the larger half.)
+ *
  * <p>Built from one {@link ShardCheckpoint} per shard (the writer's recovered ones, or where each shard
  * starts): the sorter drops units named in {@code writtenAfter}, and their buffers are released here.
  *
- * <p>Threading: {@link #accept}, {@link #rewind}, {@link #offer} and {@link #close} from one thread (the
- * merge thread); the counters from any.
+ * <p>Threading: {@link #accept}, {@link #rewind}, {@link #offer}, {@link #drain}, {@link #awaitAppended} and
+ * {@link #close} from one thread (the merge thread); the counters from any.
  */
 public final class MergeStage implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(MergeStage.class);
 
     private record Written(long sequence, List<BufferedTransaction> buffers, int[] shards, long[] commitMillis) {
+    }
+
+    /** A merged transaction on its way to the writer, with its shard commits dated on the merge thread. */
+    private record Append(TransactionMerger.MergedTransaction txn, int[] shards, long[] commitMillis) {
     }
 
     /**
@@ -71,14 +84,18 @@ public final class MergeStage implements AutoCloseable {
     private final TransactionMerger merger;
     private final List<ShardStreamAssembler> assemblers = new ArrayList<>();
     private final ArrayDeque<Written> undurable = new ArrayDeque<>();
-    /** Payloads handed to the sorter and not yet released (what {@link #close} frees). */
-    private final Set<BufferedTransaction> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Consumer<DurableMark> onDurable = this::durable;
     private final List<ArrayDeque<long[]>> heartbeats = new ArrayList<>();
     private final long[] lastHeartbeat;
     private final AtomicLongArray settled;
     private volatile DelayListener delayListener = (shard, commit, durable) -> { };
     private volatile long written;
+    /** Null when appends run on the merge thread. */
+    private final HandOff<Append> appends;
+    /** Merged transactions handed to {@link #append} (merge thread only). */
+    private long handedOff;
+    /** Merged transactions {@link #append} has written. */
+    private volatile long appended;
     /** {@link #units} at the last drain: a drain with no new unit since has nothing new to write. */
     private long unitsAtDrain = -1;
     private volatile long units;
@@ -92,6 +109,15 @@ public final class MergeStage implements AutoCloseable {
      */
     public MergeStage(List<ShardCheckpoint> start, GlobalBinlogWriter writer, TransactionBuffer buffer, LogicalNames naming,
             Duration xaMaxWait) {
+        this(start, writer, buffer, naming, xaMaxWait, 0);
+    }
+
+    /**
+     * @param appendRing slots of the ring to the append thread (a power of two), or 0 to append on the merge
+     *                   thread
+     */
+    public MergeStage(List<ShardCheckpoint> start, GlobalBinlogWriter writer, TransactionBuffer buffer, LogicalNames naming,
+            Duration xaMaxWait, int appendRing) {
         this.start = List.copyOf(start);
         this.writer = Objects.requireNonNull(writer, "writer");
         List<String> names = this.start.stream().map(ShardCheckpoint::shard).toList();
@@ -108,6 +134,9 @@ public final class MergeStage implements AutoCloseable {
         this.sorter = new GlobalSorter<>(this.start, xaMaxWait);
         this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()), writer.ddlHistory());
         writer.durability().addListener(onDurable);
+        this.appends = appendRing == 0 ? null
+                : new HandOff<>("global-binlog-append", appendRing, ProducerType.SINGLE,
+                        HandOff.Waiting.SLEEPING, (HandOff.BatchConsumer<Append>) this::append);
     }
 
     /** The next event of shard {@code shard}; writes what may be written. */
@@ -149,18 +178,9 @@ public final class MergeStage implements AutoCloseable {
             lastHeartbeat[unit.shard()] = unit.heartbeat();
         }
         BufferedTransaction payload = unit.payload();
-        if (skip.get(unit.shard()).remove(unit.key()) && payload != null) {
+        Set<String> written = skip.get(unit.shard());
+        if (!written.isEmpty() && written.remove(unit.key()) && payload != null) {
             payload.release(); // written before the restart; the sorter drops it
-        } else if (payload != null) {
-            synchronized (inFlight) {
-                inFlight.add(payload);
-            }
-        }
-        if (unit.kind() == ShardUnit.Kind.XA_ROLLBACK) {
-            // the assembler frees a rolled-back branch right after this call; forget those already freed
-            synchronized (inFlight) {
-                inFlight.removeIf(t -> t.state() == BufferedTransaction.State.RELEASED);
-            }
         }
         sorter.offer(unit);
     }
@@ -171,9 +191,11 @@ public final class MergeStage implements AutoCloseable {
         for (Emission<BufferedTransaction> emission : sorter.drain()) {
             write(emission);
         }
-        boolean idle;
-        synchronized (undurable) {
-            idle = undurable.isEmpty();
+        boolean idle = appended == handedOff;
+        if (idle) {
+            synchronized (undurable) {
+                idle = undurable.isEmpty();
+            }
         }
         if (idle && sorter.waiting() == 0) {
             // nothing committed before the last heartbeats waits any more: every shard is settled up to them
@@ -227,16 +249,8 @@ public final class MergeStage implements AutoCloseable {
     private void write(Emission<BufferedTransaction> emission) {
         Optional<TransactionMerger.MergedTransaction> merged = merger.merge(emission);
         if (merged.isEmpty()) {
-            return;
+            return; // its buffers and checkpoints go with the next transaction written
         }
-        TransactionMerger.MergedTransaction txn = merged.get();
-        long sequence;
-        try {
-            sequence = writer.append(txn);
-        } catch (IOException e) {
-            throw new UncheckedIOException("global binlog: cannot write " + txn.provenance(), e);
-        }
-        written++;
         List<ShardUnit<BufferedTransaction>> commits = emission instanceof Emission.Single<BufferedTransaction> single
                 ? List.of(single.transaction()) : ((Emission.Distributed<BufferedTransaction>) emission).commits();
         int[] shards = new int[commits.size()];
@@ -245,10 +259,65 @@ public final class MergeStage implements AutoCloseable {
             shards[i] = commits.get(i).shard();
             commitMillis[i] = commitMillis(commits.get(i));
         }
-        synchronized (undurable) {
-            undurable.addLast(new Written(sequence, txn.buffers(), shards, commitMillis));
+        handedOff++;
+        Append a = new Append(merged.get(), shards, commitMillis);
+        if (appends == null) {
+            append(a, true);
+        } else {
+            appends.publish(a);
         }
+    }
+
+    /**
+     * On the append thread (or the merge thread without one): writes the transaction. Until the end of a batch
+     * (nothing more waits in the ring) the writer may hold it in its buffer: one write to the file for the
+     * batch, not one per transaction.
+     */
+    private void append(Append a, boolean endOfBatch) {
+        TransactionMerger.MergedTransaction txn = a.txn();
+        try {
+            long sequence;
+            try {
+                sequence = writer.append(txn, !endOfBatch);
+            } catch (IOException e) {
+                throw new UncheckedIOException("global binlog: cannot write " + txn.provenance(), e);
+            }
+            synchronized (undurable) {
+                undurable.addLast(new Written(sequence, txn.buffers(), a.shards(), a.commitMillis()));
+            }
+        } catch (RuntimeException e) {
+            throw appendFailed(e);
+        }
+        written++; // only this thread writes it
+        appended = written;
         durable(writer.durability().current());
+    }
+
+    private RuntimeException appendFailed(RuntimeException e) {
+        if (appends != null) {
+            log.error("global binlog appends stopped: {}", e.toString(), e); // the merge thread learns of it later
+        }
+        return e;
+    }
+
+    /**
+     * Waits until every merged transaction handed to the append thread is appended (at once without one).
+     *
+     * @throws IllegalStateException when the append thread failed
+     */
+    public void awaitAppended() {
+        while (appended != handedOff) {
+            Throwable f = failure();
+            if (f != null) {
+                throw new IllegalStateException("global binlog appends failed: " + f, f);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        }
+    }
+
+    /** The append thread's failure (a write that failed), or null. */
+    public Throwable failure() {
+        return appends == null ? null : appends.failure();
     }
 
     /** Releases the buffers of every transaction the durable mark covers. */
@@ -268,9 +337,6 @@ public final class MergeStage implements AutoCloseable {
             }
             for (BufferedTransaction t : w.buffers()) {
                 t.release();
-                synchronized (inFlight) {
-                    inFlight.remove(t);
-                }
             }
         }
     }
@@ -304,15 +370,26 @@ public final class MergeStage implements AutoCloseable {
         for (ShardStreamAssembler a : assemblers) {
             a.close();
         }
-        writer.durability().removeListener(onDurable);
-        List<BufferedTransaction> held;
-        synchronized (inFlight) {
-            held = new ArrayList<>(inFlight);
-            inFlight.clear();
+        try {
+            if (appends != null) {
+                appends.close(Duration.ofSeconds(30)); // what was handed over is appended first
+            }
+        } finally {
+            releaseHeld();
         }
-        held.forEach(BufferedTransaction::release);
+    }
+
+    private void releaseHeld() {
+        writer.durability().removeListener(onDurable);
+        sorter.forEachWaiting(BufferedTransaction::release);
+        merger.carriedBuffers().forEach(BufferedTransaction::release);
+        List<Written> held;
         synchronized (undurable) {
+            held = new ArrayList<>(undurable);
             undurable.clear();
+        }
+        for (Written w : held) {
+            w.buffers().forEach(BufferedTransaction::release);
         }
         log.info("merge stage closed after {} global transactions ({} shard units); {} units still waited: {}",
                 written, units, sorter.waiting(), sorter.describeWaiting());

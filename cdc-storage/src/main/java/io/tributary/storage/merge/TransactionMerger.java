@@ -151,6 +151,11 @@ public final class TransactionMerger {
         return new MergedTransaction(kind, commitTime, parts, query, checkpoints, history, all, provenance);
     }
 
+    /** Buffers of emissions that wrote nothing, not yet carried by a written transaction (to free on close). */
+    public List<BufferedTransaction> carriedBuffers() {
+        return List.copyOf(carriedBuffers);
+    }
+
     /** Checkpoints of emissions that wrote nothing, not yet carried by a written transaction. */
     public List<ShardCheckpoint> pendingCheckpoints() {
         return List.copyOf(carried.values());

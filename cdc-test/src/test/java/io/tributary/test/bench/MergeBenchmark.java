@@ -36,7 +36,7 @@ import java.util.stream.Stream;
 /**
  * Merge throughput: N recorded shard streams through the merge stage (assembler per shard, transaction
  * buffer in memory, global sorter, merger with logical names and global table ids, global binlog writer with
- * {@code binlog.sync=none}), on one thread, as the pipeline's merge thread runs it.
+ * {@code binlog.sync=none}), fed on the calling thread as the pipeline's readers feed its merge thread.
  *
  * <p>Input: {@code --shard-mb} MB of OLTP transactions (past the first 128 MB, the bulk load) of the real
  * MariaDB 10.11 binlog of
@@ -44,8 +44,13 @@ import java.util.stream.Stream;
  * shard gets a heartbeat unit after every {@code --txns-per-beat} of its transactions, the same value on all
  * shards (as {@code HeartbeatWriter} does), so the sorter interleaves the shards window by window.
  * Measured: shard events in (events/s) and shard bytes in (MB/s) from the first event to the last global
- * transaction written; and events per second of the merge thread's own CPU time ("events/CPU-s"), which
- * stays comparable when other processes share the machine's cores (wall-clock rates then drop with the load).
+ * transaction written; and events per second of CPU time of the stage's own threads ("events/CPU-s": the
+ * merge thread, plus the append thread where there is one), which stays comparable when other processes share
+ * the machine's cores (wall-clock rates then drop with the load).
+ *
+ * <p>Two layouts, measured back to back in one JVM: {@code append thread: on} is the pipeline's (the merge
+ * thread assembles, sorts and merges, the append thread reads the events back, renames them and writes, over
+ * the pipeline's ring), {@code off} does everything on the merge thread. Their ratio is what the second core gives.
  *
  * <p>Run: {@code ./mvnw -q -Pbench -pl cdc-test -am process-test-classes
  * -Dbench.main=io.tributary.test.bench.MergeBenchmark -Dbench.args="--shards=4 --shard-mb=64"}.
@@ -73,6 +78,7 @@ public final class MergeBenchmark {
         long shardMb = 32;
         int txnsPerBeat = 50;
         int rounds = 2;
+        List<Boolean> appendThread = List.of(false, true);
         for (String arg : args) {
             if (arg.startsWith("--shards=")) {
                 shardCounts = Stream.of(arg.substring(9).split(",")).map(Integer::parseInt).toList();
@@ -82,15 +88,25 @@ public final class MergeBenchmark {
                 txnsPerBeat = Integer.parseInt(arg.substring(16));
             } else if (arg.startsWith("--rounds=")) {
                 rounds = Integer.parseInt(arg.substring(9));
+            } else if (arg.startsWith("--append-thread=")) {
+                String v = arg.substring(16);
+                appendThread = switch (v) {
+                    case "on" -> List.of(true);
+                    case "off" -> List.of(false);
+                    case "both" -> List.of(false, true);
+                    default -> throw new IllegalArgumentException("Invalid value " + v
+                            + " for --append-thread: allowed are on, off, both");
+                };
             } else if (!arg.isBlank()) {
                 throw new IllegalArgumentException("Unknown option " + arg
-                        + ": allowed are --shards=4,16 --shard-mb=N --txns-per-beat=N --rounds=N");
+                        + ": allowed are --shards=4,16 --shard-mb=N --txns-per-beat=N --rounds=N --append-thread=on|off|both");
             }
         }
-        run(shardCounts, shardMb << 20, txnsPerBeat, rounds, System.out);
+        run(shardCounts, shardMb << 20, txnsPerBeat, rounds, appendThread, System.out);
     }
 
-    static void run(List<Integer> shardCounts, long shardBytes, int txnsPerBeat, int rounds, PrintStream out) throws Exception {
+    static void run(List<Integer> shardCounts, long shardBytes, int txnsPerBeat, int rounds, List<Boolean> appendThread,
+            PrintStream out) throws Exception {
         Path file = ShardBinlogGenerator.binlogOfAtLeast(1L << 30, out).get(0);
         byte[] bytes = Files.readAllBytes(file);
         List<Slice> slices = slices(file.getFileName().toString(), bytes, SKIP_BYTES, shardBytes);
@@ -98,35 +114,46 @@ public final class MergeBenchmark {
         out.printf(Locale.ROOT, "Input per shard: %s, %d events, %.1f MB (real MariaDB 10.11 OLTP binlog)%n",
                 file.getFileName(), slices.size(), inputBytes / 1e6);
         int warmUpShards = shardCounts.stream().mapToInt(Integer::intValue).max().orElseThrow();
-        for (int pass = 0; pass < WARM_UP_PASSES; pass++) {
-            once(warmUpShards, file.getFileName().toString(), bytes, slices, txnsPerBeat);
+        for (boolean thread : appendThread) {
+            for (int pass = 0; pass < WARM_UP_PASSES; pass++) {
+                once(warmUpShards, file.getFileName().toString(), bytes, slices, txnsPerBeat, thread);
+            }
         }
-        out.printf(Locale.ROOT, "Warm-up: %d discarded passes of %d shards, then per shard count one more discarded pass%n",
-                WARM_UP_PASSES, warmUpShards);
+        out.printf(Locale.ROOT, "Warm-up: %d discarded passes of %d shards per layout, then per shard count and layout"
+                + " one more discarded pass%n", WARM_UP_PASSES, warmUpShards);
         out.println();
-        out.println("| shards | events in | MB in | global transactions | events/s | MB/s | events/CPU-s | heap used after |");
-        out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
+        out.println("| shards | append thread | events in | MB in | global transactions | events/s | MB/s | events/CPU-s"
+                + " | busy: merge / append thread | GC pauses | heap used after |");
+        out.println("|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|");
         for (int shards : shardCounts) {
             for (int round = 0; round <= rounds; round++) {
-                Result r = once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat);
-                if (round > 0) {
-                    out.printf(Locale.ROOT, "| %d | %,d | %.0f | %,d | %,.0f | %.1f | %,.0f | %d MB |%n", shards, r.events,
-                            r.bytes / 1e6, r.written, r.events / (r.nanos / 1e9), r.bytes / 1e6 / (r.nanos / 1e9),
-                            r.events / (r.cpuNanos / 1e9), r.heapAfter >> 20);
+                for (boolean thread : appendThread) { // the layouts alternate, so both see the same machine
+                    Result r = once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat, thread);
+                    if (round > 0) {
+                        out.printf(Locale.ROOT, "| %d | %s | %,d | %.0f | %,d | %,.0f | %.1f | %,.0f | %.0f %% / %s | %d ms of %d"
+                                + " | %d MB |%n",
+                                shards, thread ? "on" : "off", r.events, r.bytes / 1e6, r.written, r.events / (r.nanos / 1e9),
+                                r.bytes / 1e6 / (r.nanos / 1e9), r.events / (r.cpuNanos / 1e9),
+                                100.0 * (r.cpuNanos - r.appendCpuNanos) / r.nanos,
+                                thread ? String.format(Locale.ROOT, "%.0f %%", 100.0 * r.appendCpuNanos / r.nanos) : "-",
+                                r.gcMillis,
+                                r.nanos / 1_000_000, r.heapAfter >> 20);
+                    }
                 }
             }
         }
     }
 
-    /** One pass: shard events and bytes in, global transactions out, wall and merge-thread CPU time, heap after. */
-    record Result(long events, long bytes, long written, long nanos, long cpuNanos, long heapAfter) {
+    /** One pass: shard events and bytes in, global transactions out, wall and the stage threads' CPU time, heap after. */
+    record Result(long events, long bytes, long written, long nanos, long cpuNanos, long appendCpuNanos, long heapAfter,
+            long gcMillis) {
     }
 
     /**
      * For the benchmark runner's pipeline-only scenario: {@code shards} streams of {@code shardBytes} each, cut
      * from the OLTP part (past {@code skip} bytes) of a cached real shard binlog of at least {@code fileBytes};
      * {@value #WARM_UP_PASSES} discarded passes (one pass of a few shards is too short for the JIT to finish the
-     * merge path), then the measured pass.
+     * merge path), then the measured pass; appends on their own thread, as in the pipeline.
      */
     static Result measure(int shards, long fileBytes, long skip, long shardBytes, int txnsPerBeat, PrintStream out)
             throws Exception {
@@ -134,13 +161,16 @@ public final class MergeBenchmark {
         byte[] bytes = Files.readAllBytes(file);
         List<Slice> slices = slices(file.getFileName().toString(), bytes, skip, shardBytes);
         for (int pass = 0; pass < WARM_UP_PASSES; pass++) {
-            once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat);
+            once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat, true);
         }
-        return once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat);
+        return once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat, true);
     }
 
-    private static Result once(int shards, String fileName, byte[] bytes, List<Slice> slices, int txnsPerBeat)
-            throws IOException {
+    /** Slots of the append ring, as the pipeline has it. */
+    private static final int APPEND_RING = io.tributary.storage.merge.GlobalBinlogPipeline.APPEND_RING;
+
+    private static Result once(int shards, String fileName, byte[] bytes, List<Slice> slices, int txnsPerBeat,
+            boolean appendThread) throws IOException {
         Path dir = Files.createTempDirectory("tributary-merge-bench");
         try {
             BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
@@ -155,7 +185,8 @@ public final class MergeBenchmark {
                     TransactionBuffer buffer = new TransactionBuffer(settings, store);
                     GlobalBinlogWriter writer = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config),
                             Clock.systemUTC())) {
-                MergeStage stage = new MergeStage(start, writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60));
+                MergeStage stage = new MergeStage(start, writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60),
+                        appendThread ? APPEND_RING : 0);
                 String[] names = new String[shards];
                 for (int s = 0; s < shards; s++) {
                     names[s] = "shard-" + s; // a reader's name is fixed; no string building per event
@@ -169,6 +200,7 @@ public final class MergeBenchmark {
                 long in = 0;
                 java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
                 long cpu0 = cpu.getCurrentThreadCpuTime();
+                long gc0 = gcMillis();
                 long t0 = System.nanoTime();
                 boolean more = true;
                 while (more) {
@@ -202,18 +234,41 @@ public final class MergeBenchmark {
                     beat++;
                     stage.drain();
                 }
+                stage.awaitAppended();
                 long nanos = System.nanoTime() - t0;
-                long cpuNanos = cpu.getCurrentThreadCpuTime() - cpu0;
+                long appendCpu = appendThreadCpu(cpu);
+                long cpuNanos = cpu.getCurrentThreadCpuTime() - cpu0 + appendCpu;
                 long written = stage.transactionsWritten();
                 stage.close();
                 Runtime rt = Runtime.getRuntime();
-                return new Result(events, in, written, nanos, cpuNanos, rt.totalMemory() - rt.freeMemory());
+                return new Result(events, in, written, nanos, cpuNanos, appendCpu, rt.totalMemory() - rt.freeMemory(),
+                        gcMillis() - gc0);
             }
         } finally {
             try (Stream<Path> walk = Files.walk(dir)) {
                 walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    /** Time the JVM's collectors report so far (stop-the-world pauses of ParallelGC, on every core). */
+    private static long gcMillis() {
+        long sum = 0;
+        for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            sum += Math.max(0, gc.getCollectionTime());
+        }
+        return sum;
+    }
+
+    /** CPU time of the append thread of this pass (0 without one): it starts with the stage, so all of it counts. */
+    private static long appendThreadCpu(java.lang.management.ThreadMXBean cpu) {
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("global-binlog-append") && t.isAlive()) {
+                sum += Math.max(0, cpu.getThreadCpuTime(t.getId()));
+            }
+        }
+        return sum;
     }
 
     /** A heartbeat unit after the shard's last event: between its last unit and the next (sequence = its start). */
