@@ -290,7 +290,11 @@ public final class MergeStage implements AutoCloseable {
         }
         written++; // only this thread writes it
         appended = written;
-        durable(writer.durability().current());
+        if (endOfBatch) {
+            // a mark the syncer published before these transactions were listed as undurable released nothing of
+            // them: look again once per batch (every later mark looks too)
+            durable(writer.durability().current());
+        }
     }
 
     private RuntimeException appendFailed(RuntimeException e) {

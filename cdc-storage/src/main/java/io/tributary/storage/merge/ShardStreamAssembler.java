@@ -3,6 +3,7 @@ package io.tributary.storage.merge;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventHeader;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
 import io.tributary.core.event.GtidEvent;
@@ -143,6 +144,12 @@ public final class ShardStreamAssembler implements AutoCloseable {
         } else if (fde != null && event.type() == EventType.TABLE_MAP.code()) {
             handle(tableMap(file, offset, bytes), file, offset, event);
         } else if (fde != null && event.type() != EventType.ROTATE.code() && !event.artificial()) {
+            BinlogEvent plainRows = plainRows(event.type(), offset, bytes);
+            if (plainRows != null) {
+                handle(plainRows, file, offset, event);
+                before = event.position();
+                return;
+            }
             BinlogEventDecoder d = BinlogEventDecoder.continuing(source(file), fde, offset, bytes, 0, bytes.length,
                     options(event.type()));
             while (d.hasNext()) {
@@ -172,6 +179,28 @@ public final class ShardStreamAssembler implements AutoCloseable {
             case ANNOTATE_ROWS, ROWS_QUERY, XID -> HEADERS;
             default -> BODIES;
         };
+    }
+
+    /**
+     * A rows event as the decoder would give it with {@link #HEADERS}, without the decoder: most events of a
+     * shard are rows events whose body is copied as bytes, so their header is all that is read. Only for a plain
+     * event (not compressed, not renumbered by an old format, size as its header says, outside a heartbeat
+     * transaction); anything else, a malformed event included, goes through the decoder and its checks.
+     */
+    private BinlogEvent plainRows(int typeCode, long offset, byte[] bytes) {
+        if (heartbeat || fde.canonicalTypeCode(typeCode) != typeCode || bytes.length < fde.headerLength() + fde.checksumLength()
+                || fde.headerLength() != EventHeader.LENGTH) {
+            return null;
+        }
+        EventType type = EventType.ofCode(typeCode);
+        if (type == null || !type.isRows() || type.isMariaCompressed() || !RowsEvent.hasSixByteTableId(fde, typeCode)) {
+            return null;
+        }
+        EventHeader header = EventHeader.parse(bytes, 0);
+        if (header.eventSize() != bytes.length) {
+            return null;
+        }
+        return new BinlogEvent(header, offset, -1, typeCode, bytes, 0, bytes.length, fde.checksumLength(), null);
     }
 
     /** The name errors give for events of {@code file}: one string per file, not one per event. */

@@ -863,14 +863,14 @@ public final class BenchRunner {
         for (int shards : o.pipelineShards()) {
             begin("pipeline only, " + shards + " shards x " + o.pipelineShardMb() + " MB (in this JVM, no shards)");
             MergeBenchmark.Result r = MergeBenchmark.measure(shards, fileBytes, skip, shardBytes, 50, out);
-            double cpu = r.cpuNanos() / 1e9; // the merge thread's, in the measured pass (after the warm-up passes)
+            double cpu = r.cpuNanos() / 1e9; // merge + append threads', in the measured pass (after the warm-up passes)
             double secs = r.nanos() / 1e9;
             double n = Double.NaN;
             add(new BenchRow("pipeline", shards + " shards", shards, "", secs, r.events() / secs, n, r.bytes() / secs,
                     r.written() / secs, n, n, n, n, cpu / (r.bytes() / 1e9), r.heapAfter(), n, n, n, r.bytes(), n,
-                    "recorded MariaDB OLTP binlog replayed; readers-free merge + write (binlog.sync=none), one thread,"
-                            + " in the runner's JVM, after " + MergeBenchmark.WARM_UP_PASSES + " discarded passes; CPU is"
-                            + " the merge thread's"));
+                    "recorded MariaDB OLTP binlog replayed; readers-free merge + write (binlog.sync=none), merge and"
+                            + " append threads as in the pipeline, in the runner's JVM, after " + MergeBenchmark.WARM_UP_PASSES
+                            + " discarded passes; CPU is both threads'"));
         }
     }
 
