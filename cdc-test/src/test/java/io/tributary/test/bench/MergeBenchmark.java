@@ -57,7 +57,7 @@ import java.util.stream.Stream;
  */
 public final class MergeBenchmark {
 
-    private record Slice(int offset, int length, int type, long logPos, boolean transactionEnd) {
+    record Slice(int offset, int length, int type, long logPos, boolean transactionEnd) {
     }
 
     /** The generator's bulk load (sysbench prepare) comes first; the OLTP transactions after it are the input. */
@@ -173,6 +173,22 @@ public final class MergeBenchmark {
             boolean appendThread) throws IOException {
         Path dir = Files.createTempDirectory("tributary-merge-bench");
         try {
+            return replay(dir, Clock.systemUTC(), shards, fileName, bytes, slices, txnsPerBeat, appendThread);
+        } finally {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * One pass into {@code dir} ({@code binlog/} for the global binlog, {@code spill/}): the slices replayed as
+     * {@code shards} shard streams with a heartbeat every {@code txnsPerBeat} transactions of each, through a
+     * merge stage with or without its append thread.
+     */
+    static Result replay(Path dir, Clock clock, int shards, String fileName, byte[] bytes, List<Slice> slices,
+            int txnsPerBeat, boolean appendThread) throws IOException {
+        {
             BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
                     "binlog.sync", "none", "binlog.flavor", "mariadb"));
             Map<String, String> persist = new HashMap<>(Map.of(PersistConfig.PATH, dir.resolve("spill").toString()));
@@ -183,8 +199,7 @@ public final class MergeBenchmark {
             }
             try (SpillStore store = SpillStore.open(dir.resolve("spill"));
                     TransactionBuffer buffer = new TransactionBuffer(settings, store);
-                    GlobalBinlogWriter writer = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config),
-                            Clock.systemUTC())) {
+                    GlobalBinlogWriter writer = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), clock)) {
                 MergeStage stage = new MergeStage(start, writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60),
                         appendThread ? APPEND_RING : 0);
                 String[] names = new String[shards];
@@ -244,10 +259,6 @@ public final class MergeBenchmark {
                 return new Result(events, in, written, nanos, cpuNanos, appendCpu, rt.totalMemory() - rt.freeMemory(),
                         gcMillis() - gc0);
             }
-        } finally {
-            try (Stream<Path> walk = Files.walk(dir)) {
-                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
         }
     }
 
@@ -281,7 +292,7 @@ public final class MergeBenchmark {
     }
 
     /** The events of the file's first {@code limit} bytes (whole transactions), FDE first, with their facts. */
-    private static List<Slice> slices(String name, byte[] bytes, long skip, long limit) {
+    static List<Slice> slices(String name, byte[] bytes, long skip, long limit) {
         List<Slice> out = new ArrayList<>();
         BinlogEventDecoder d = new BinlogEventDecoder(name, bytes, DecoderOptions.HEADERS_ONLY);
         int lastEnd = 0;
