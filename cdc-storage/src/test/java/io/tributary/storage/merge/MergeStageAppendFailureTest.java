@@ -1,0 +1,106 @@
+package io.tributary.storage.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.FormatDescription;
+import io.tributary.core.naming.LogicalNames;
+import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.order.ShardUnit;
+import io.tributary.core.reader.ShardPosition;
+import io.tributary.storage.binlog.BinlogConfig;
+import io.tributary.storage.binlog.BinlogRecovery;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.buffer.BufferedTransaction;
+import io.tributary.storage.buffer.LivePersistSettings;
+import io.tributary.storage.buffer.PersistConfig;
+import io.tributary.storage.buffer.SpillStore;
+import io.tributary.storage.buffer.TransactionBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A write that fails on the append thread (here: the writer was closed under it) is the stage's failure, with the
+ * cause, for whoever waits on the stage and for the next hand-over; closing the stage then does not hang.
+ */
+class MergeStageAppendFailureTest {
+
+    private static final String FILE = "tiflow__mariadb-mysql-bin.000001";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFailedAppendIsTheStagesFailureWithItsCause() throws Exception {
+        String shared = System.getProperty("tributary.shared.dir");
+        Path p = shared == null ? null : Path.of(shared, "testdata", "binlog", "mariadb-10.x", FILE);
+        assumeTrue(p != null && Files.isRegularFile(p), "binlog corpus not found (tributary.shared.dir=" + shared
+                + "); append failure test on real events skipped");
+        BinlogEventDecoder d = new BinlogEventDecoder(FILE, Files.readAllBytes(p), DecoderOptions.FULL);
+        List<BinlogEvent> dml = new ArrayList<>();
+        while (d.hasNext() && dml.size() < 2) {
+            BinlogEvent e = d.next();
+            if (dml.isEmpty() && e.type() == EventType.TABLE_MAP) {
+                dml.add(e);
+            } else if (dml.size() == 1 && e.type().isRows()) {
+                dml.add(e);
+            }
+        }
+        assertThat(dml).as("a TABLE_MAP and its rows event in " + FILE).hasSize(2);
+        FormatDescription fde = d.formatDescription();
+        BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
+                "binlog.sync", "none", "binlog.flavor", "mariadb"));
+        Map<String, String> values = new HashMap<>(Map.of("storage.path", dir.resolve("spill").toString()));
+        try (SpillStore store = SpillStore.open(dir.resolve("spill"));
+                TransactionBuffer buffer = new TransactionBuffer(new LivePersistSettings(new PersistConfig(1L << 30), values),
+                        store)) {
+            GlobalBinlogWriter writer = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), Clock.systemUTC());
+            MergeStage stage = new MergeStage(List.of(ShardCheckpoint.at("s0", ShardPosition.at("bin.000001", 4))),
+                    writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60), 16);
+            stage.offer(heartbeat(10, 1));
+            stage.offer(transaction(buffer, fde, dml, 20, "0-1-1"));
+            writer.close(); // every later append fails
+            stage.offer(heartbeat(30, 2));
+            stage.drain(); // hands the transaction over; the append thread fails on it
+
+            assertThatThrownBy(stage::awaitAppended).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("global binlog appends failed")
+                    .rootCause().hasMessageContaining("is closed");
+            assertThat(stage.failure()).hasMessageContaining("is closed");
+
+            stage.offer(transaction(buffer, fde, dml, 40, "0-1-2"));
+            stage.offer(heartbeat(50, 3));
+            assertThatThrownBy(stage::drain).as("the next hand-over")
+                    .hasMessageContaining("global-binlog-append failed").rootCause().hasMessageContaining("is closed");
+            stage.close(); // returns: the failed ring drains by discarding
+            assertThat(stage.transactionsWritten()).isZero();
+        }
+    }
+
+    private static ShardUnit<BufferedTransaction> heartbeat(long sequence, long beat) {
+        ShardPosition at = ShardPosition.at("bin.000001", sequence);
+        return new ShardUnit<>(0, sequence, ShardUnit.Kind.HEARTBEAT, 0, null, beat, "hb-" + beat, at, at, null);
+    }
+
+    private static ShardUnit<BufferedTransaction> transaction(TransactionBuffer buffer, FormatDescription fde,
+            List<BinlogEvent> events, long sequence, String key) {
+        BufferedTransaction t = buffer.begin("s0", key, fde);
+        events.forEach(t::append);
+        t.seal();
+        ShardPosition at = ShardPosition.at("bin.000001", sequence);
+        return new ShardUnit<>(0, sequence, ShardUnit.Kind.TRANSACTION, 1_000_000L, null, 0, key, at, at, t);
+    }
+}
