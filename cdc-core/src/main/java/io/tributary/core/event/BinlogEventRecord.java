@@ -47,6 +47,33 @@ public final class BinlogEventRecord {
         }
     }
 
+    /** Writes {@code event} into {@code out} at {@code at} ({@link #sizeOf} bytes). */
+    public static void write(BinlogEvent event, byte[] out, int at) {
+        Bytes.putU64(out, at, event.offset());
+        Bytes.putU32(out, at + 8, event.innerOffset());
+        out[at + 12] = (byte) event.originalTypeCode();
+        out[at + 13] = (byte) event.header().typeCode();
+        out[at + 14] = (byte) event.checksumLength();
+        out[at + 15] = (byte) (event.body() == null ? 0 : 1);
+        Bytes.putU32(out, at + LENGTH_AT, event.length());
+        System.arraycopy(event.buffer(), event.bufferOffset(), out, at + OVERHEAD, event.length());
+    }
+
+    /**
+     * Reads the record at {@code offset} of records held in memory, whose body was kept as an object beside it
+     * ({@code body}, null when it had none): nothing is decoded. The event shares {@code buf}.
+     */
+    public static BinlogEvent read(byte[] buf, int offset, int available, EventBody body, String source) {
+        int total = recordLength(buf, offset, available, source);
+        int length = total - OVERHEAD;
+        int rawAt = offset + OVERHEAD;
+        EventHeader raw = EventHeader.parse(buf, rawAt);
+        int typeCode = buf[offset + 13] & 0xFF;
+        EventHeader header = raw.typeCode() == typeCode ? raw : raw.withTypeAndSize(typeCode, raw.eventSize());
+        return new BinlogEvent(header, Bytes.u64(buf, offset), (int) Bytes.u32(buf, offset + 8), buf[offset + 12] & 0xFF,
+                buf, rawAt, length, buf[offset + 14] & 0xFF, body);
+    }
+
     /** Total length of the record starting at {@code offset}, checked against the {@code available} bytes. */
     public static int recordLength(byte[] buf, int offset, int available, String source) {
         if (available < OVERHEAD) {

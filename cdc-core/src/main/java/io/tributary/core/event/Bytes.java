@@ -28,4 +28,13 @@ final class Bytes {
         b[o + 2] = (byte) (v >>> 16);
         b[o + 3] = (byte) (v >>> 24);
     }
+
+    static long u64(byte[] b, int o) {
+        return u32(b, o) | u32(b, o + 4) << 32;
+    }
+
+    static void putU64(byte[] b, int o, long v) {
+        putU32(b, o, v);
+        putU32(b, o + 4, v >>> 32);
+    }
 }

@@ -2,6 +2,7 @@ package io.tributary.storage.buffer;
 
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventRecord;
+import io.tributary.core.event.EventBody;
 import io.tributary.core.event.FormatDescription;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -25,9 +26,49 @@ public final class BufferedTransaction {
         OPEN, SEALED, READING, RELEASED, FAILED
     }
 
-    private record Segment(long start, List<BinlogEvent> events, long[] cost) {
+    /**
+     * Events held in memory, from event {@code start} on: their {@link BinlogEventRecord}s back to back in chunks
+     * (the spill store's format, so a move to disk writes the chunks as they are), with the bodies decoded on the
+     * way in kept beside them (a table map's shared body stays the same object). Reading back streams through
+     * the chunks instead of following an event, a header and a byte array per event.
+     */
+    private static final class Segment {
+        private static final int FIRST_CHUNK = 4096;
+        private static final int LARGEST_CHUNK = 64 * 1024;
+
+        final long start;
+        final List<byte[]> chunks = new ArrayList<>(2);
+        int[] used = new int[2];
+        EventBody[] bodies = new EventBody[8];
+        int count;
+        long cost;
+
+        Segment(long start) {
+            this.start = start;
+        }
+
         long end() {
-            return start + events.size();
+            return start + count;
+        }
+
+        void add(BinlogEvent event, long eventCost) {
+            int size = BinlogEventRecord.sizeOf(event);
+            int last = chunks.size() - 1;
+            if (last < 0 || used[last] + size > chunks.get(last).length) {
+                int next = last < 0 ? FIRST_CHUNK : Math.min(LARGEST_CHUNK, chunks.get(last).length * 2);
+                chunks.add(new byte[Math.max(next, size)]);
+                last++;
+                if (last == used.length) {
+                    used = java.util.Arrays.copyOf(used, used.length * 2);
+                }
+            }
+            BinlogEventRecord.write(event, chunks.get(last), used[last]);
+            used[last] += size;
+            if (count == bodies.length) {
+                bodies = java.util.Arrays.copyOf(bodies, count * 2);
+            }
+            bodies[count++] = event.body();
+            cost += eventCost;
         }
     }
 
@@ -130,11 +171,10 @@ public final class BufferedTransaction {
                 dropChunk();
                 Segment last = segments.isEmpty() ? null : segments.get(segments.size() - 1);
                 if (last == null || last.end() != eventCount) {
-                    last = new Segment(eventCount, new ArrayList<>(), new long[1]);
+                    last = new Segment(eventCount);
                     segments.add(last);
                 }
-                last.events().add(event);
-                last.cost()[0] += cost;
+                last.add(event, cost);
                 memoryBytes += cost;
                 buffer.addMemory(cost);
             }
@@ -194,35 +234,29 @@ public final class BufferedTransaction {
         state = State.FAILED;
     }
 
-    /** Moves every event held in memory to the spill store. Buffer lock held. */
+    /** Moves every event held in memory to the spill store: its chunks are written as they are. Buffer lock held. */
     void moveToDisk() {
         for (Segment s : segments) {
-            byte[] out = null;
-            int length = 0;
-            long start = s.start();
-            for (int i = 0; i < s.events().size(); i++) {
-                BinlogEvent e = s.events().get(i);
-                int size = BinlogEventRecord.sizeOf(e);
-                if (out != null && length + size > out.length) {
-                    writeChunk(start, out, length);
-                    out = null;
-                }
-                if (out == null) {
-                    out = new byte[Math.max(buffer.chunkBytes(), size)];
-                    length = 0;
-                    start = s.start() + i;
-                }
-                BinlogEventRecord.write(e, ByteBuffer.wrap(out, length, size));
-                length += size;
-                diskEvents++;
+            long first = s.start;
+            for (int c = 0; c < s.chunks.size(); c++) {
+                byte[] chunk = s.chunks.get(c);
+                int events = recordsIn(chunk, s.used[c]);
+                writeChunk(first, chunk, s.used[c]);
+                first += events;
+                diskEvents += events;
             }
-            if (out != null) {
-                writeChunk(start, out, length);
-            }
-            memoryBytes -= s.cost()[0];
-            buffer.addMemory(-s.cost()[0]);
+            memoryBytes -= s.cost;
+            buffer.addMemory(-s.cost);
         }
         segments.clear();
+    }
+
+    private int recordsIn(byte[] chunk, int length) {
+        int n = 0;
+        for (int at = 0; at < length; n++) {
+            at += BinlogEventRecord.recordLength(chunk, at, length - at, "transaction " + key + " of shard " + shard);
+        }
+        return n;
     }
 
     /** Writes the open spill chunk and frees it (the next spilled event opens a new one). Buffer lock held. */
@@ -275,8 +309,8 @@ public final class BufferedTransaction {
     private void freeAll() {
         dropChunk();
         for (Segment s : segments) {
-            memoryBytes -= s.cost()[0];
-            buffer.addMemory(-s.cost()[0]);
+            memoryBytes -= s.cost;
+            buffer.addMemory(-s.cost);
         }
         segments.clear();
         if (diskBytes > 0) {
@@ -311,6 +345,8 @@ public final class BufferedTransaction {
         private final long total;
         private int segment;
         private int inSegment = -1;
+        private int chunk;
+        private int chunkPos;
         private long index;
         private SpillStore.ChunkIterator chunks;
         private byte[] current;
@@ -332,13 +368,21 @@ public final class BufferedTransaction {
                 throw new NoSuchElementException("shard " + shard + ": transaction " + key + " has " + total + " events");
             }
             BinlogEvent e;
-            if (inSegment < 0 && segment < memory.size() && memory.get(segment).start() == index) {
+            if (inSegment < 0 && segment < memory.size() && memory.get(segment).start == index) {
                 inSegment = 0;
+                chunk = 0;
+                chunkPos = 0;
             }
             if (inSegment >= 0) {
                 Segment s = memory.get(segment);
-                e = s.events().get(inSegment++);
-                if (inSegment == s.events().size()) {
+                if (chunkPos == s.used[chunk]) {
+                    chunk++;
+                    chunkPos = 0;
+                }
+                byte[] c = s.chunks.get(chunk);
+                e = BinlogEventRecord.read(c, chunkPos, s.used[chunk] - chunkPos, s.bodies[inSegment], shard);
+                chunkPos += BinlogEventRecord.OVERHEAD + e.length();
+                if (++inSegment == s.count) {
                     segment++;
                     inSegment = -1;
                 }
