@@ -64,14 +64,16 @@ public final class BinlogEventRecord {
      * ({@code body}, null when it had none): nothing is decoded. The event shares {@code buf}.
      */
     public static BinlogEvent read(byte[] buf, int offset, int available, EventBody body, String source) {
-        int total = recordLength(buf, offset, available, source);
-        int length = total - OVERHEAD;
-        int rawAt = offset + OVERHEAD;
-        EventHeader raw = EventHeader.parse(buf, rawAt);
+        int length = recordLength(buf, offset, available, source) - OVERHEAD;
+        return new BinlogEvent(header(buf, offset), Bytes.u64(buf, offset), (int) Bytes.u32(buf, offset + 8),
+                buf[offset + 12] & 0xFF, buf, offset + OVERHEAD, length, buf[offset + 14] & 0xFF, body);
+    }
+
+    /** The record's event header, with the canonical type code the record keeps. */
+    private static EventHeader header(byte[] buf, int offset) {
+        EventHeader raw = EventHeader.parse(buf, offset + OVERHEAD);
         int typeCode = buf[offset + 13] & 0xFF;
-        EventHeader header = raw.typeCode() == typeCode ? raw : raw.withTypeAndSize(typeCode, raw.eventSize());
-        return new BinlogEvent(header, Bytes.u64(buf, offset), (int) Bytes.u32(buf, offset + 8), buf[offset + 12] & 0xFF,
-                buf, rawAt, length, buf[offset + 14] & 0xFF, body);
+        return raw.typeCode() == typeCode ? raw : raw.withTypeAndSize(typeCode, raw.eventSize());
     }
 
     /** Total length of the record starting at {@code offset}, checked against the {@code available} bytes. */
@@ -98,17 +100,16 @@ public final class BinlogEventRecord {
         long eventOffset = b.getLong();
         int innerOffset = b.getInt();
         int originalType = b.get() & 0xFF;
-        int typeCode = b.get() & 0xFF;
+        b.get(); // the canonical type code: header() reads it
         int checksumLength = b.get() & 0xFF;
         boolean decoded = b.get() != 0;
         int length = b.getInt();
         int rawAt = offset + OVERHEAD;
-        EventHeader raw = EventHeader.parse(buf, rawAt);
-        if (raw.eventSize() != length) {
+        EventHeader header = header(buf, offset);
+        if (header.eventSize() != length) {
             throw new IllegalArgumentException(source + ": event record at " + offset + " holds " + length
-                    + " bytes but its header declares " + raw.eventSize());
+                    + " bytes but its header declares " + header.eventSize());
         }
-        EventHeader header = raw.typeCode() == typeCode ? raw : raw.withTypeAndSize(typeCode, raw.eventSize());
         EventBody body = null;
         if (decoded) {
             if (header.typeCode() == EventType.FORMAT_DESCRIPTION.code()) {

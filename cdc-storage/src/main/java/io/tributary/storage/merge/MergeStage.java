@@ -89,13 +89,12 @@ public final class MergeStage implements AutoCloseable {
     private final long[] lastHeartbeat;
     private final AtomicLongArray settled;
     private volatile DelayListener delayListener = (shard, commit, durable) -> { };
+    /** Transactions appended to the writer (by the append thread, or by the merge thread without one). */
     private volatile long written;
     /** Null when appends run on the merge thread. */
     private final HandOff<Append> appends;
     /** Merged transactions handed to {@link #append} (merge thread only). */
     private long handedOff;
-    /** Merged transactions {@link #append} has written. */
-    private volatile long appended;
     /** {@link #units} at the last drain: a drain with no new unit since has nothing new to write. */
     private long unitsAtDrain = -1;
     private volatile long units;
@@ -191,7 +190,7 @@ public final class MergeStage implements AutoCloseable {
         for (Emission<BufferedTransaction> emission : sorter.drain()) {
             write(emission);
         }
-        boolean idle = appended == handedOff;
+        boolean idle = written == handedOff;
         if (idle) {
             synchronized (undurable) {
                 idle = undurable.isEmpty();
@@ -289,7 +288,6 @@ public final class MergeStage implements AutoCloseable {
             throw appendFailed(e);
         }
         written++; // only this thread writes it
-        appended = written;
         if (endOfBatch) {
             // a mark the syncer published before these transactions were listed as undurable released nothing of
             // them: look again once per batch (every later mark looks too)
@@ -310,7 +308,7 @@ public final class MergeStage implements AutoCloseable {
      * @throws IllegalStateException when the append thread failed
      */
     public void awaitAppended() {
-        while (appended != handedOff) {
+        while (written != handedOff) {
             Throwable f = failure();
             if (f != null) {
                 throw new IllegalStateException("global binlog appends failed: " + f, f);

@@ -2,12 +2,8 @@ package io.tributary.storage.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tributary.core.event.BinlogEvent;
-import io.tributary.core.event.BinlogEventDecoder;
-import io.tributary.core.event.DecoderOptions;
-import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.order.ShardCheckpoint;
@@ -21,11 +17,9 @@ import io.tributary.storage.buffer.LivePersistSettings;
 import io.tributary.storage.buffer.PersistConfig;
 import io.tributary.storage.buffer.SpillStore;
 import io.tributary.storage.buffer.TransactionBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,29 +32,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MergeStageAppendFailureTest {
 
-    private static final String FILE = "tiflow__mariadb-mysql-bin.000001";
-
     @TempDir
     Path dir;
 
     @Test
     void aFailedAppendIsTheStagesFailureWithItsCause() throws Exception {
-        String shared = System.getProperty("tributary.shared.dir");
-        Path p = shared == null ? null : Path.of(shared, "testdata", "binlog", "mariadb-10.x", FILE);
-        assumeTrue(p != null && Files.isRegularFile(p), "binlog corpus not found (tributary.shared.dir=" + shared
-                + "); append failure test on real events skipped");
-        BinlogEventDecoder d = new BinlogEventDecoder(FILE, Files.readAllBytes(p), DecoderOptions.FULL);
-        List<BinlogEvent> dml = new ArrayList<>();
-        while (d.hasNext() && dml.size() < 2) {
-            BinlogEvent e = d.next();
-            if (dml.isEmpty() && e.type() == EventType.TABLE_MAP) {
-                dml.add(e);
-            } else if (dml.size() == 1 && e.type().isRows()) {
-                dml.add(e);
-            }
-        }
-        assertThat(dml).as("a TABLE_MAP and its rows event in " + FILE).hasSize(2);
-        FormatDescription fde = d.formatDescription();
+        CorpusEvents corpus = CorpusEvents.load("append failure test on real events");
+        List<BinlogEvent> dml = corpus.tableMapAndRows();
+        FormatDescription fde = corpus.fde();
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
                 "binlog.sync", "none", "binlog.flavor", "mariadb"));
         Map<String, String> values = new HashMap<>(Map.of("storage.path", dir.resolve("spill").toString()));

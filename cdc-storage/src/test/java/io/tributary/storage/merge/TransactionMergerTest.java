@@ -1,14 +1,9 @@
 package io.tributary.storage.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tributary.core.event.BinlogEvent;
-import io.tributary.core.event.BinlogEventDecoder;
-import io.tributary.core.event.DecoderOptions;
-import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
-import io.tributary.core.event.QueryEvent;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.order.Emission;
 import io.tributary.core.order.GlobalEvent;
@@ -21,12 +16,10 @@ import io.tributary.storage.buffer.LivePersistSettings;
 import io.tributary.storage.buffer.PersistConfig;
 import io.tributary.storage.buffer.SpillStore;
 import io.tributary.storage.buffer.TransactionBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -39,33 +32,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TransactionMergerTest {
 
-    private static final String FILE = "tiflow__mariadb-mysql-bin.000001";
-
     @TempDir
     Path dir;
 
     @Test
     void aDuplicateDdlIsSkippedButItsCheckpointIsCarriedByTheNextTransaction() throws Exception {
-        String shared = System.getProperty("tributary.shared.dir");
-        Path p = shared == null ? null : Path.of(shared, "testdata", "binlog", "mariadb-10.x", FILE);
-        assumeTrue(p != null && Files.isRegularFile(p), "binlog corpus not found (tributary.shared.dir=" + shared
-                + "); merger test on real events skipped");
-        BinlogEventDecoder d = new BinlogEventDecoder(FILE, Files.readAllBytes(p), DecoderOptions.FULL);
-        BinlogEvent ddl = null;
-        List<BinlogEvent> dml = new ArrayList<>();
-        while (d.hasNext()) {
-            BinlogEvent e = d.next();
-            if (ddl == null && e.body() instanceof QueryEvent q && q.sql().toUpperCase(Locale.ROOT).startsWith("CREATE TABLE")) {
-                ddl = e;
-            } else if (dml.isEmpty() && e.type() == EventType.TABLE_MAP) {
-                dml.add(e);
-            } else if (dml.size() == 1 && e.type().isRows()) {
-                dml.add(e);
-            }
-        }
-        assertThat(ddl).as("a CREATE TABLE in " + FILE).isNotNull();
-        assertThat(dml).as("a TABLE_MAP and its rows event in " + FILE).hasSize(2);
-        FormatDescription fde = d.formatDescription();
+        CorpusEvents corpus = CorpusEvents.load("merger test on real events");
+        BinlogEvent ddl = corpus.createTable();
+        List<BinlogEvent> dml = corpus.tableMapAndRows();
+        FormatDescription fde = corpus.fde();
         Map<String, String> values = new HashMap<>(Map.of("storage.path", dir.resolve("spill").toString()));
         try (SpillStore store = SpillStore.open(dir.resolve("spill"));
                 TransactionBuffer buffer = new TransactionBuffer(new LivePersistSettings(new PersistConfig(1L << 30), values),

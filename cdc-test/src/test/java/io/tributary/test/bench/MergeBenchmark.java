@@ -188,77 +188,75 @@ public final class MergeBenchmark {
      */
     static Result replay(Path dir, Clock clock, int shards, String fileName, byte[] bytes, List<Slice> slices,
             int txnsPerBeat, boolean appendThread) throws IOException {
-        {
-            BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
-                    "binlog.sync", "none", "binlog.flavor", "mariadb"));
-            Map<String, String> persist = new HashMap<>(Map.of(PersistConfig.PATH, dir.resolve("spill").toString()));
-            LivePersistSettings settings = new LivePersistSettings(PersistConfig.forThisJvm(), persist);
-            List<ShardCheckpoint> start = new ArrayList<>();
+        BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
+                "binlog.sync", "none", "binlog.flavor", "mariadb"));
+        Map<String, String> persist = new HashMap<>(Map.of(PersistConfig.PATH, dir.resolve("spill").toString()));
+        LivePersistSettings settings = new LivePersistSettings(PersistConfig.forThisJvm(), persist);
+        List<ShardCheckpoint> start = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            start.add(ShardCheckpoint.at("shard-" + s, ShardPosition.at(fileName, 4)));
+        }
+        try (SpillStore store = SpillStore.open(dir.resolve("spill"));
+                TransactionBuffer buffer = new TransactionBuffer(settings, store);
+                GlobalBinlogWriter writer = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), clock)) {
+            MergeStage stage = new MergeStage(start, writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60),
+                    appendThread ? APPEND_RING : 0);
+            String[] names = new String[shards];
             for (int s = 0; s < shards; s++) {
-                start.add(ShardCheckpoint.at("shard-" + s, ShardPosition.at(fileName, 4)));
+                names[s] = "shard-" + s; // a reader's name is fixed; no string building per event
             }
-            try (SpillStore store = SpillStore.open(dir.resolve("spill"));
-                    TransactionBuffer buffer = new TransactionBuffer(settings, store);
-                    GlobalBinlogWriter writer = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), clock)) {
-                MergeStage stage = new MergeStage(start, writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60),
-                        appendThread ? APPEND_RING : 0);
-                String[] names = new String[shards];
+            int[] next = new int[shards];
+            long[] lastEnd = new long[shards];
+            long[] hbSeq = new long[shards];
+            long fileBase = Long.parseLong(fileName.replaceAll("^.*?(\\d+)$", "$1")) << 40;
+            long beat = 1;
+            long events = 0;
+            long in = 0;
+            java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+            long cpu0 = cpu.getCurrentThreadCpuTime();
+            long gc0 = gcMillis();
+            long t0 = System.nanoTime();
+            boolean more = true;
+            while (more) {
+                more = false;
                 for (int s = 0; s < shards; s++) {
-                    names[s] = "shard-" + s; // a reader's name is fixed; no string building per event
-                }
-                int[] next = new int[shards];
-                long[] lastEnd = new long[shards];
-                long[] hbSeq = new long[shards];
-                long fileBase = Long.parseLong(fileName.replaceAll("^.*?(\\d+)$", "$1")) << 40;
-                long beat = 1;
-                long events = 0;
-                long in = 0;
-                java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
-                long cpu0 = cpu.getCurrentThreadCpuTime();
-                long gc0 = gcMillis();
-                long t0 = System.nanoTime();
-                boolean more = true;
-                while (more) {
-                    more = false;
-                    for (int s = 0; s < shards; s++) {
-                        int txns = 0;
-                        while (next[s] < slices.size() && txns < txnsPerBeat) {
-                            Slice e = slices.get(next[s]++);
-                            ShardPosition after = ShardPosition.at(fileName, e.logPos());
-                            stage.accept(s, new ShardEvent(names[s], e.type(), 0, 1, e.length(), e.logPos(), 0, true,
-                                    after, after, e.transactionEnd(), Unpooled.wrappedBuffer(bytes, e.offset(), e.length())));
-                            events++;
-                            in += e.length();
-                            lastEnd[s] = e.logPos();
-                            if (e.transactionEnd()) {
-                                txns++;
-                            }
+                    int txns = 0;
+                    while (next[s] < slices.size() && txns < txnsPerBeat) {
+                        Slice e = slices.get(next[s]++);
+                        ShardPosition after = ShardPosition.at(fileName, e.logPos());
+                        stage.accept(s, new ShardEvent(names[s], e.type(), 0, 1, e.length(), e.logPos(), 0, true,
+                                after, after, e.transactionEnd(), Unpooled.wrappedBuffer(bytes, e.offset(), e.length())));
+                        events++;
+                        in += e.length();
+                        lastEnd[s] = e.logPos();
+                        if (e.transactionEnd()) {
+                            txns++;
                         }
-                        if (next[s] < slices.size()) {
-                            more = true;
-                        }
-                        offerBeat(stage, s, fileName, lastEnd[s], hbSeq, fileBase, beat);
                     }
-                    beat++;
-                    stage.drain();
-                }
-                for (int k = 0; k < 2; k++) {
-                    for (int s = 0; s < shards; s++) {
-                        offerBeat(stage, s, fileName, lastEnd[s], hbSeq, fileBase, beat);
+                    if (next[s] < slices.size()) {
+                        more = true;
                     }
-                    beat++;
-                    stage.drain();
+                    offerBeat(stage, s, fileName, lastEnd[s], hbSeq, fileBase, beat);
                 }
-                stage.awaitAppended();
-                long nanos = System.nanoTime() - t0;
-                long appendCpu = appendThreadCpu(cpu);
-                long cpuNanos = cpu.getCurrentThreadCpuTime() - cpu0 + appendCpu;
-                long written = stage.transactionsWritten();
-                stage.close();
-                Runtime rt = Runtime.getRuntime();
-                return new Result(events, in, written, nanos, cpuNanos, appendCpu, rt.totalMemory() - rt.freeMemory(),
-                        gcMillis() - gc0);
+                beat++;
+                stage.drain();
             }
+            for (int k = 0; k < 2; k++) {
+                for (int s = 0; s < shards; s++) {
+                    offerBeat(stage, s, fileName, lastEnd[s], hbSeq, fileBase, beat);
+                }
+                beat++;
+                stage.drain();
+            }
+            stage.awaitAppended();
+            long nanos = System.nanoTime() - t0;
+            long appendCpu = appendThreadCpu(cpu);
+            long cpuNanos = cpu.getCurrentThreadCpuTime() - cpu0 + appendCpu;
+            long written = stage.transactionsWritten();
+            stage.close();
+            Runtime rt = Runtime.getRuntime();
+            return new Result(events, in, written, nanos, cpuNanos, appendCpu, rt.totalMemory() - rt.freeMemory(),
+                    gcMillis() - gc0);
         }
     }
 
