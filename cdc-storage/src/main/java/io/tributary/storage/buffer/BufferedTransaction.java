@@ -88,6 +88,9 @@ public final class BufferedTransaction {
     private int chunkLength;
     private long chunkStart;
     private RuntimeException failure;
+    /** Neighbours in the buffer's list of open transactions ({@link TransactionBuffer}); under the buffer's lock. */
+    BufferedTransaction previous;
+    BufferedTransaction next;
     /**
      * Set once by {@link #seal}, after the last change of {@link #eventCount}: a reader that sees it (the merger,
      * on another thread) reads the count without the buffer's lock, which the appending thread takes per event.

@@ -3,10 +3,8 @@ package io.tributary.storage.buffer;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.FormatDescription;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -55,7 +53,14 @@ public final class TransactionBuffer implements AutoCloseable {
     private final LivePersistSettings settings;
     private final SpillStore store;
     private final Consumer<PersistSettings> onEdit = this::settingsChanged;
-    private final Set<BufferedTransaction> open = new LinkedHashSet<>();
+    /**
+     * The transactions begun and not yet released, oldest first, linked through their own {@code previous/next}
+     * fields: a begin and a release cost two pointer writes, with no hashing and no node per transaction (a
+     * hash set of them was a tenth of the merge thread's time). Guarded by this buffer's lock.
+     */
+    private BufferedTransaction oldest;
+    private BufferedTransaction newest;
+    private int openCount;
     private final AtomicLong nextId = new AtomicLong();
     private long memoryUsed;
     private long spilledBytes;
@@ -81,7 +86,14 @@ public final class TransactionBuffer implements AutoCloseable {
             throw new IllegalStateException("transaction buffer closed");
         }
         BufferedTransaction t = new BufferedTransaction(this, nextId.getAndIncrement(), shard, key, fde);
-        open.add(t);
+        t.previous = newest;
+        if (newest == null) {
+            oldest = t;
+        } else {
+            newest.next = t;
+        }
+        newest = t;
+        openCount++;
         return t;
     }
 
@@ -107,13 +119,13 @@ public final class TransactionBuffer implements AutoCloseable {
 
     /** Transactions begun and not yet released. */
     public synchronized int openTransactions() {
-        return open.size();
+        return openCount;
     }
 
     /** Of the open transactions, those with events on disk (for metrics: walks the open set). */
     public synchronized int spilledTransactions() {
         int n = 0;
-        for (BufferedTransaction t : open) {
+        for (BufferedTransaction t = oldest; t != null; t = t.next) {
             if (t.diskEventsLocked() > 0) {
                 n++;
             }
@@ -178,7 +190,7 @@ public final class TransactionBuffer implements AutoCloseable {
     }
 
     private void moveAllToDisk() {
-        for (BufferedTransaction t : new ArrayList<>(open)) {
+        for (BufferedTransaction t = oldest; t != null; t = t.next) { // moving to disk releases none of them
             if (!t.isReading()) {
                 t.moveToDisk();
                 t.flushChunkToDisk();
@@ -197,8 +209,32 @@ public final class TransactionBuffer implements AutoCloseable {
         }
     }
 
+    /** Unlinks a transaction that was freed; called once per transaction, lock held. */
     void forget(BufferedTransaction t) {
-        open.remove(t);
+        if (t.previous == null && oldest != t) {
+            return; // not linked (any more)
+        }
+        if (t.previous == null) {
+            oldest = t.next;
+        } else {
+            t.previous.next = t.next;
+        }
+        if (t.next == null) {
+            newest = t.previous;
+        } else {
+            t.next.previous = t.previous;
+        }
+        t.previous = null;
+        t.next = null;
+        openCount--;
+    }
+
+    private List<BufferedTransaction> openList() {
+        List<BufferedTransaction> all = new ArrayList<>(openCount);
+        for (BufferedTransaction t = oldest; t != null; t = t.next) {
+            all.add(t);
+        }
+        return all;
     }
 
     /** Releases every open transaction, stops following the settings. Does not close the store. */
@@ -207,7 +243,7 @@ public final class TransactionBuffer implements AutoCloseable {
         List<BufferedTransaction> all;
         synchronized (this) {
             closed = true;
-            all = new ArrayList<>(open);
+            all = openList();
         }
         all.forEach(BufferedTransaction::release);
         settings.removeListener(onEdit);
@@ -215,7 +251,7 @@ public final class TransactionBuffer implements AutoCloseable {
 
     @Override
     public synchronized String toString() {
-        return "TransactionBuffer[open=" + open.size() + ", memory=" + memoryUsed + " bytes, spilled=" + spilledBytes
+        return "TransactionBuffer[open=" + openCount + ", memory=" + memoryUsed + " bytes, spilled=" + spilledBytes
                 + " bytes, " + settings.current() + "]";
     }
 }
