@@ -1,5 +1,6 @@
 package io.tributary.core.event;
 
+import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -57,6 +58,27 @@ public final class BinlogEventRecord {
         out[at + 15] = (byte) (event.body() == null ? 0 : 1);
         Bytes.putU32(out, at + LENGTH_AT, event.length());
         System.arraycopy(event.buffer(), event.bufferOffset(), out, at + OVERHEAD, event.length());
+    }
+
+    /**
+     * Writes, into {@code out} at {@code at}, the record of an event still in the bytes a shard sent: the whole
+     * event {@code raw} (its readable bytes, left unread), found at {@code offset} of its binlog file, with
+     * {@code typeCode} as its header says (canonical: not renumbered by an old format, not from a payload) and
+     * {@code decoded} telling whether a body decoded from it is kept beside the record. The same record as
+     * {@link #write(BinlogEvent, byte[], int)} gives for that event, without a heap copy of it first.
+     * {@code OVERHEAD + raw.readableBytes()} bytes.
+     */
+    public static void write(ByteBuf raw, long offset, int typeCode, int checksumLength, boolean decoded, byte[] out,
+            int at) {
+        int length = raw.readableBytes();
+        Bytes.putU64(out, at, offset);
+        Bytes.putU32(out, at + 8, -1);
+        out[at + 12] = (byte) typeCode;
+        out[at + 13] = (byte) typeCode;
+        out[at + 14] = (byte) checksumLength;
+        out[at + 15] = (byte) (decoded ? 1 : 0);
+        Bytes.putU32(out, at + LENGTH_AT, length);
+        raw.getBytes(raw.readerIndex(), out, at + OVERHEAD, length);
     }
 
     /**

@@ -1,10 +1,10 @@
 package io.tributary.storage.buffer;
 
+import io.netty.buffer.ByteBuf;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventRecord;
 import io.tributary.core.event.EventBody;
 import io.tributary.core.event.FormatDescription;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -51,8 +51,11 @@ public final class BufferedTransaction {
             return start + count;
         }
 
-        void add(BinlogEvent event, long eventCost) {
-            int size = BinlogEventRecord.sizeOf(event);
+        /**
+         * Room for the next event's record of {@code size} bytes, in the last chunk or a new one; returns that chunk,
+         * with the record's position in {@link #reservedAt}. {@code body} is kept beside it.
+         */
+        byte[] reserve(int size, EventBody body, long eventCost) {
             int last = chunks.size() - 1;
             if (last < 0 || used[last] + size > chunks.get(last).length) {
                 int next = last < 0 ? FIRST_CHUNK : Math.min(LARGEST_CHUNK, chunks.get(last).length * 2);
@@ -62,14 +65,17 @@ public final class BufferedTransaction {
                     used = java.util.Arrays.copyOf(used, used.length * 2);
                 }
             }
-            BinlogEventRecord.write(event, chunks.get(last), used[last]);
+            reservedAt = used[last];
             used[last] += size;
             if (count == bodies.length) {
                 bodies = java.util.Arrays.copyOf(bodies, count * 2);
             }
-            bodies[count++] = event.body();
+            bodies[count++] = body;
             cost += eventCost;
+            return chunks.get(last);
         }
+
+        int reservedAt;
     }
 
     private final TransactionBuffer buffer;
@@ -156,35 +162,86 @@ public final class BufferedTransaction {
     }
 
     /**
-     * Adds the next event. Its bytes are kept by reference when it stays in memory, so the caller must
-     * not reuse its buffer.
+     * Adds the next event. Its bytes are copied; its decoded body, if any, is kept as it is (a body may share the
+     * event's buffer, which the caller must then leave alone).
      *
      * @throws TransactionBufferFullException when spilling is off and the event does not fit; the
      *         transaction is then FAILED and freed
      */
     public void append(BinlogEvent event) {
         synchronized (buffer) {
-            requireState(State.OPEN, "append to");
-            long cost = (long) event.length() + TransactionBuffer.EVENT_OVERHEAD;
-            boolean toDisk = buffer.placeOnDisk(this, cost, bytes + event.length());
-            if (toDisk) {
-                appendToChunk(event);
-            } else {
-                flushChunk();
-                dropChunk();
-                Segment last = segments.isEmpty() ? null : segments.get(segments.size() - 1);
-                if (last == null || last.end() != eventCount) {
-                    last = new Segment(eventCount);
-                    segments.add(last);
-                }
-                last.add(event, cost);
-                memoryBytes += cost;
-                buffer.addMemory(cost);
-            }
-            bytes += event.length();
-            eventCount++;
-            buffer.afterAppend();
+            byte[] to = place(event.length(), event.body());
+            BinlogEventRecord.write(event, to, placedAt);
+            placed(event.length());
         }
+    }
+
+    /**
+     * Adds the next event straight from the bytes the shard sent ({@code raw}'s readable bytes, left unread), with
+     * no heap copy of it first: the event found at {@code offset} of its binlog file, of canonical type
+     * {@code typeCode}, with {@code body} decoded from it before (or null). Read back, it equals what
+     * {@link #append(BinlogEvent)} of the decoded event gives.
+     *
+     * @throws TransactionBufferFullException as {@link #append(BinlogEvent)}
+     */
+    public void append(ByteBuf raw, long offset, int typeCode, int checksumLength, EventBody body) {
+        int length = raw.readableBytes();
+        synchronized (buffer) {
+            byte[] to = place(length, body);
+            BinlogEventRecord.write(raw, offset, typeCode, checksumLength, body != null, to, placedAt);
+            placed(length);
+        }
+    }
+
+    /** Where the record {@link #place} chose goes in the array it returned. */
+    private int placedAt;
+
+    /**
+     * Decides where the next event of {@code length} raw bytes goes (memory or the spill chunk, by the buffer's
+     * rules) and accounts for it: returns the array its record is to be written to, at {@link #placedAt}.
+     * Buffer lock held.
+     */
+    private byte[] place(int length, EventBody body) {
+        requireState(State.OPEN, "append to");
+        long cost = (long) length + TransactionBuffer.EVENT_OVERHEAD;
+        int size = BinlogEventRecord.OVERHEAD + length;
+        if (buffer.placeOnDisk(this, cost, bytes + length)) {
+            if (chunk != null && chunkLength + size > chunk.length) {
+                flushChunk();
+            }
+            if (chunk == null || size > chunk.length) {
+                dropChunk();
+                chunk = new byte[Math.max(buffer.chunkBytes(), size)];
+                memoryBytes += chunk.length;
+                buffer.addMemory(chunk.length);
+            }
+            if (chunkLength == 0) {
+                chunkStart = eventCount;
+            }
+            placedAt = chunkLength;
+            chunkLength += size;
+            diskEvents++;
+            return chunk;
+        }
+        flushChunk();
+        dropChunk();
+        Segment last = segments.isEmpty() ? null : segments.get(segments.size() - 1);
+        if (last == null || last.end() != eventCount) {
+            last = new Segment(eventCount);
+            segments.add(last);
+        }
+        byte[] to = last.reserve(size, body, cost);
+        placedAt = last.reservedAt;
+        memoryBytes += cost;
+        buffer.addMemory(cost);
+        return to;
+    }
+
+    /** After the record of an event of {@code length} raw bytes was written where {@link #place} said. */
+    private void placed(int length) {
+        bytes += length;
+        eventCount++;
+        buffer.afterAppend();
     }
 
     /** The transaction is complete: flushes what waits for the disk. */
@@ -266,25 +323,6 @@ public final class BufferedTransaction {
     void flushChunkToDisk() {
         flushChunk();
         dropChunk();
-    }
-
-    private void appendToChunk(BinlogEvent event) {
-        int size = BinlogEventRecord.sizeOf(event);
-        if (chunk != null && chunkLength + size > chunk.length) {
-            flushChunk();
-        }
-        if (chunk == null || size > chunk.length) {
-            dropChunk();
-            chunk = new byte[Math.max(buffer.chunkBytes(), size)];
-            memoryBytes += chunk.length;
-            buffer.addMemory(chunk.length);
-        }
-        if (chunkLength == 0) {
-            chunkStart = eventCount;
-        }
-        BinlogEventRecord.write(event, ByteBuffer.wrap(chunk, chunkLength, size));
-        chunkLength += size;
-        diskEvents++;
     }
 
     private void flushChunk() {

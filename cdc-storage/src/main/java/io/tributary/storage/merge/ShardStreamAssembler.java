@@ -1,5 +1,8 @@
 package io.tributary.storage.merge;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
@@ -21,6 +24,7 @@ import io.tributary.core.reader.ShardEvent;
 import io.tributary.core.reader.ShardPosition;
 import io.tributary.storage.buffer.BufferedTransaction;
 import io.tributary.storage.buffer.TransactionBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
@@ -78,8 +82,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private final Consumer<ShardUnit<BufferedTransaction>> out;
     private final Map<XaXid, BufferedTransaction> prepared = new HashMap<>();
     /** Decoded table maps by body bytes (see {@link #tableMap}); cleared at a new format description. */
-    private final Map<BodyKey, TableMapEvent> tableMaps = new HashMap<>();
-    private static final int TABLE_MAP_CACHE = 4096;
+    private final KnownTableMaps tableMaps = new KnownTableMaps();
 
     /** Decoding with bodies / headers only; checksums were verified by the reader. */
     private static final DecoderOptions BODIES = DecoderOptions.FULL.withVerifyChecksums(false);
@@ -124,13 +127,18 @@ public final class ShardStreamAssembler implements AutoCloseable {
 
     /** Takes the next event of the shard (and releases its bytes). */
     public void accept(ShardEvent event) {
-        byte[] bytes;
         try {
-            bytes = event.toByteArray();
+            long offset = event.logPos() == 0 ? before.position() : event.position().position() - event.eventSize();
+            if (!appendedAsSent(event, offset)) {
+                decodeAndHandle(event, offset, event.toByteArray());
+            }
+            before = event.position();
         } finally {
             event.release();
         }
-        long offset = event.logPos() == 0 ? before.position() : event.position().position() - event.eventSize();
+    }
+
+    private void decodeAndHandle(ShardEvent event, long offset, byte[] bytes) {
         String file = before.file();
         if (event.type() == EventType.FORMAT_DESCRIPTION.code()) {
             byte[] withMagic = new byte[MAGIC.length + bytes.length];
@@ -144,19 +152,68 @@ public final class ShardStreamAssembler implements AutoCloseable {
         } else if (fde != null && event.type() == EventType.TABLE_MAP.code()) {
             handle(tableMap(file, offset, bytes), file, offset, event);
         } else if (fde != null && event.type() != EventType.ROTATE.code() && !event.artificial()) {
-            BinlogEvent plainRows = plainRows(event.type(), offset, bytes);
-            if (plainRows != null) {
-                handle(plainRows, file, offset, event);
-                before = event.position();
-                return;
-            }
             BinlogEventDecoder d = BinlogEventDecoder.continuing(source(file), fde, offset, bytes, 0, bytes.length,
                     options(event.type()));
             while (d.hasNext()) {
                 handle(d.next(), file, offset, event);
             }
         }
-        before = event.position();
+    }
+
+    /**
+     * Most events of a shard are rows events, whose body the merge path copies as bytes, and table maps the shard
+     * wrote before with the same bytes: those go from the bytes the shard sent straight into the transaction's
+     * buffer, with no heap copy, no decoder and no event object (a table map with the body decoded the first
+     * time). An XID ends its transaction by its header alone. Only plain events qualify: not compressed, not renumbered by an old format, size as the header says,
+     * outside a heartbeat transaction; anything else, a malformed event included, goes through the decoder and its
+     * checks ({@link #decodeAndHandle}). Returns whether the event was taken here.
+     */
+    private boolean appendedAsSent(ShardEvent event, long offset) {
+        int typeCode = event.type();
+        if (fde == null || heartbeat || event.artificial() || fde.headerLength() != EventHeader.LENGTH
+                || fde.canonicalTypeCode(typeCode) != typeCode) {
+            return false;
+        }
+        ByteBuf raw = event.bytes();
+        int length = raw.readableBytes();
+        int bodyLength = length - EventHeader.LENGTH - fde.checksumLength();
+        if (bodyLength < 0 || length != event.eventSize()
+                || raw.getUnsignedIntLE(raw.readerIndex() + EVENT_SIZE_AT) != length) {
+            return false;
+        }
+        if (typeCode == EventType.XID.code()) {
+            if (!open) {
+                return false; // the decoder's path says so
+            }
+            // the commit: its header is all that is read
+            end(EventType.XID, offset, raw.getUnsignedIntLE(raw.readerIndex()), ShardUnit.Kind.TRANSACTION, null, event);
+            return true;
+        }
+        TableMapEvent body = null;
+        if (typeCode == EventType.TABLE_MAP.code()) {
+            body = tableMaps.find(raw, raw.readerIndex() + EventHeader.LENGTH, bodyLength);
+            if (body == null || isHeartbeatTable(body)) {
+                return false;
+            }
+        } else {
+            EventType type = EventType.ofCode(typeCode);
+            if (type == null || !type.isRows() || type.isMariaCompressed() || !RowsEvent.hasSixByteTableId(fde, typeCode)) {
+                return false;
+            }
+        }
+        requireOpen(before.file(), offset);
+        if (txn == null) {
+            txn = buffer.begin(shard, key(), fde);
+        }
+        txn.append(raw, offset, typeCode, fde.checksumLength(), body);
+        return true;
+    }
+
+    /** Where the v4 header holds the event's size. */
+    private static final int EVENT_SIZE_AT = 9;
+
+    private static boolean isHeartbeatTable(TableMapEvent m) {
+        return HeartbeatWriter.DATABASE.equals(m.database()) && HeartbeatWriter.TABLE.equals(m.table());
     }
 
     /**
@@ -181,28 +238,6 @@ public final class ShardStreamAssembler implements AutoCloseable {
         };
     }
 
-    /**
-     * A rows event as the decoder would give it with {@link #HEADERS}, without the decoder: most events of a
-     * shard are rows events whose body is copied as bytes, so their header is all that is read. Only for a plain
-     * event (not compressed, not renumbered by an old format, size as its header says, outside a heartbeat
-     * transaction); anything else, a malformed event included, goes through the decoder and its checks.
-     */
-    private BinlogEvent plainRows(int typeCode, long offset, byte[] bytes) {
-        if (heartbeat || fde.canonicalTypeCode(typeCode) != typeCode || bytes.length < fde.headerLength() + fde.checksumLength()
-                || fde.headerLength() != EventHeader.LENGTH) {
-            return null;
-        }
-        EventType type = EventType.ofCode(typeCode);
-        if (type == null || !type.isRows() || type.isMariaCompressed() || !RowsEvent.hasSixByteTableId(fde, typeCode)) {
-            return null;
-        }
-        EventHeader header = EventHeader.parse(bytes, 0);
-        if (header.eventSize() != bytes.length) {
-            return null;
-        }
-        return new BinlogEvent(header, offset, -1, typeCode, bytes, 0, bytes.length, fde.checksumLength(), null);
-    }
-
     /** The name errors give for events of {@code file}: one string per file, not one per event. */
     private String source(String file) {
         if (!file.equals(sourceFile)) {
@@ -213,56 +248,64 @@ public final class ShardStreamAssembler implements AutoCloseable {
     }
 
     /**
-     * A TABLE_MAP event. A shard writes the same table map (same bytes after the header) before every statement
-     * on the table; its body is decoded once and shared, and only the header and checksum are read again. The
-     * shared body also lets the merger recognise a table map it has renamed before.
+     * A TABLE_MAP event the shard has not sent with these bytes lately ({@link #appendedAsSent} takes the others):
+     * decoded, and its body remembered so that the next copies share it. A shard writes the same table map before
+     * every statement on the table; the shared body also lets the merger recognise a table map it has renamed
+     * before.
      */
     private BinlogEvent tableMap(String file, long offset, byte[] bytes) {
+        BinlogEventDecoder d = BinlogEventDecoder.continuing(source(file), fde, offset, bytes, 0, bytes.length, BODIES);
+        BinlogEvent e = d.next();
         int from = fde.headerLength();
         int to = bytes.length - fde.checksumLength();
-        BodyKey key = from <= to ? BodyKey.of(bytes, from, to) : null;
-        TableMapEvent known = key == null ? null : tableMaps.get(key);
-        BinlogEventDecoder d = BinlogEventDecoder.continuing(source(file), fde, offset, bytes, 0, bytes.length,
-                known == null ? BODIES : HEADERS);
-        BinlogEvent e = d.next();
-        if (known == null) {
-            if (key != null && e.body() instanceof TableMapEvent m) {
-                if (tableMaps.size() >= TABLE_MAP_CACHE) {
-                    tableMaps.clear();
-                }
-                tableMaps.put(key.copy(), m);
-            }
-            return e;
+        if (from <= to && e.body() instanceof TableMapEvent m) {
+            tableMaps.remember(bytes, from, to - from, m);
         }
-        return new BinlogEvent(e.header(), e.offset(), e.innerOffset(), e.originalTypeCode(), e.buffer(), e.bufferOffset(),
-                e.length(), e.checksumLength(), known);
+        return e;
     }
 
     /**
-     * A table map's body bytes {@code bytes[from, to)}, compared by content. A lookup wraps the event's own
-     * array; only a key that is kept holds a copy.
+     * The table maps seen lately, by their body bytes: direct-mapped on the body's first two bytes (the table id's
+     * low bytes; a server numbers its tables one after another), compared byte for byte. A lookup allocates
+     * nothing.
      */
-    private record BodyKey(byte[] bytes, int from, int to, int hash) {
-        static BodyKey of(byte[] bytes, int from, int to) {
-            int h = 1;
-            for (int i = from; i < to; i++) {
-                h = 31 * h + bytes[i];
+    private static final class KnownTableMaps {
+        private static final int SLOTS = 1024;
+        private final byte[][] bodies = new byte[SLOTS][];
+        /** The same bodies as buffers, to compare with events that are not on the heap. */
+        private final ByteBuf[] wrapped = new ByteBuf[SLOTS];
+        private final TableMapEvent[] maps = new TableMapEvent[SLOTS];
+
+        /** The decoded table map whose body is {@code raw[from, from + length)}, or null. */
+        TableMapEvent find(ByteBuf raw, int from, int length) {
+            if (length < 4) {
+                return null;
             }
-            return new BodyKey(bytes, from, to, h);
+            int slot = raw.getUnsignedShortLE(from) & (SLOTS - 1);
+            byte[] known = bodies[slot];
+            if (known == null || known.length != length) {
+                return null;
+            }
+            boolean same = raw.hasArray()
+                    ? Arrays.equals(raw.array(), raw.arrayOffset() + from, raw.arrayOffset() + from + length, known, 0, length)
+                    : ByteBufUtil.equals(raw, from, wrapped[slot], 0, length);
+            return same ? maps[slot] : null;
         }
 
-        BodyKey copy() {
-            return new BodyKey(java.util.Arrays.copyOfRange(bytes, from, to), 0, to - from, hash);
+        void remember(byte[] bytes, int from, int length, TableMapEvent m) {
+            if (length < 4) {
+                return;
+            }
+            int slot = ((bytes[from] & 0xFF) | (bytes[from + 1] & 0xFF) << 8) & (SLOTS - 1);
+            bodies[slot] = Arrays.copyOfRange(bytes, from, from + length);
+            wrapped[slot] = Unpooled.wrappedBuffer(bodies[slot]);
+            maps[slot] = m;
         }
 
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof BodyKey k && k.hash == hash && java.util.Arrays.equals(k.bytes, k.from, k.to, bytes, from, to);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
+        void clear() {
+            Arrays.fill(bodies, null);
+            Arrays.fill(wrapped, null);
+            Arrays.fill(maps, null);
         }
     }
 
@@ -306,9 +349,9 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
             case QUERY, QUERY_COMPRESSED -> query(e, file, offset, source);
             case TABLE_MAP -> {
-                requireOpen(e, file, offset);
+                requireOpen(file, offset);
                 TableMapEvent m = e.body(TableMapEvent.class);
-                if (HeartbeatWriter.DATABASE.equals(m.database()) && HeartbeatWriter.TABLE.equals(m.table())) {
+                if (isHeartbeatTable(m)) {
                     heartbeat = true;
                     heartbeatTableIds.add(m.tableId());
                     rowsDecoder.remember(m);
@@ -327,7 +370,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
             default -> {
                 if (type.isRows()) {
-                    requireOpen(e, file, offset);
+                    requireOpen(file, offset);
                     if (heartbeat && heartbeatTableIds.contains(RowsEvent.tableIdOf(e))) {
                         for (RowChange c : rowsDecoder.decode(e)) {
                             heartbeatValue = ((Number) c.after().get(1)).longValue();
@@ -419,12 +462,20 @@ public final class ShardStreamAssembler implements AutoCloseable {
     }
 
     private void end(BinlogEvent e, ShardUnit.Kind kind, XaXid xid, ShardEvent source) {
+        end(e.type(), e.offset(), e.header().timestamp(), kind, xid, source);
+    }
+
+    /**
+     * The event of {@code type} at {@code offset}, written at {@code headerSeconds} (its header's timestamp), ends
+     * the open group as a unit of {@code kind}.
+     */
+    private void end(EventType type, long offset, long headerSeconds, ShardUnit.Kind kind, XaXid xid, ShardEvent source) {
         if (!open) {
-            log.warn("shard {}: {} at {} ends a group that was never opened; ignored", shard, e.type(), e.offset());
+            log.warn("shard {}: {} at {} ends a group that was never opened; ignored", shard, type, offset);
             return;
         }
-        long micros = commitMicros != null ? commitMicros : e.header().timestamp() * 1_000_000L;
-        long sequence = sequence(groupFile, groupOffset);
+        long micros = commitMicros != null ? commitMicros : headerSeconds * 1_000_000L;
+        long sequence = (fileNumber(groupFile) << 40) | groupOffset;
         if (sequence <= lastSequence) {
             // delivered again after a reader rewind to a restart position before it: already handed on
             log.debug("shard {}: {} at {} already handed on; skipped", shard, key(), groupStart);
@@ -483,7 +534,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
         begun = false;
     }
 
-    private void requireOpen(BinlogEvent e, String file, long offset) {
+    private void requireOpen(String file, long offset) {
         if (!open) {
             openGroup(file, offset);
             begun = true;
@@ -496,6 +547,19 @@ public final class ShardStreamAssembler implements AutoCloseable {
 
     private String describe() {
         return key() + " from " + groupStart;
+    }
+
+    /** {@link #fileNumber}'s last answer, for the file it was asked about. */
+    private String numberedFile;
+    private long fileNumber;
+
+    /** The number in a binlog file's name, as {@link #sequence} reads it; computed once per file. */
+    private long fileNumber(String file) {
+        if (file == null || !file.equals(numberedFile)) {
+            numberedFile = file;
+            fileNumber = sequence(file, 0) >>> 40;
+        }
+        return fileNumber;
     }
 
     /** {@code file number << 40 | offset}: increases along the binlog across files. */
