@@ -130,18 +130,22 @@ public final class MergeBenchmark {
                 for (boolean thread : appendThread) { // the layouts alternate, so both see the same machine
                     Result r = once(shards, file.getFileName().toString(), bytes, slices, txnsPerBeat, thread);
                     if (round > 0) {
-                        out.printf(Locale.ROOT, "| %d | %s | %,d | %.0f | %,d | %,.0f | %.1f | %,.0f | %.0f %% / %s | %d ms of %d"
-                                + " | %d MB |%n",
-                                shards, thread ? "on" : "off", r.events, r.bytes / 1e6, r.written, r.events / (r.nanos / 1e9),
-                                r.bytes / 1e6 / (r.nanos / 1e9), r.events / (r.cpuNanos / 1e9),
-                                100.0 * (r.cpuNanos - r.appendCpuNanos) / r.nanos,
-                                thread ? String.format(Locale.ROOT, "%.0f %%", 100.0 * r.appendCpuNanos / r.nanos) : "-",
-                                r.gcMillis,
-                                r.nanos / 1_000_000, r.heapAfter >> 20);
+                        out.println(row(shards, thread, r));
                     }
                 }
             }
         }
+    }
+
+    /** The table row of one measured pass ({@link MergeComparison} reads these rows back). */
+    static String row(int shards, boolean appendThread, Result r) {
+        return String.format(Locale.ROOT, "| %d | %s | %,d | %.0f | %,d | %,.0f | %.1f | %,.0f | %.0f %% / %s | %d ms of %d"
+                + " | %d MB |",
+                shards, appendThread ? "on" : "off", r.events, r.bytes / 1e6, r.written, r.events / (r.nanos / 1e9),
+                r.bytes / 1e6 / (r.nanos / 1e9), r.events / (r.cpuNanos / 1e9),
+                100.0 * (r.cpuNanos - r.appendCpuNanos) / r.nanos,
+                appendThread ? String.format(Locale.ROOT, "%.0f %%", 100.0 * r.appendCpuNanos / r.nanos) : "-",
+                r.gcMillis, r.nanos / 1_000_000, r.heapAfter >> 20);
     }
 
     /** One pass: shard events and bytes in, global transactions out, wall and the stage threads' CPU time, heap after. */
