@@ -1,15 +1,8 @@
 package io.tributary.test.bench;
 
-import io.netty.buffer.Unpooled;
-import io.tributary.core.event.BinlogEvent;
-import io.tributary.core.event.BinlogEventDecoder;
-import io.tributary.core.event.DecoderOptions;
-import io.tributary.core.event.EventType;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.order.ShardUnit;
-import io.tributary.core.reader.ShardEvent;
 import io.tributary.core.reader.ShardPosition;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
@@ -19,10 +12,6 @@ import io.tributary.storage.buffer.PersistConfig;
 import io.tributary.storage.buffer.SpillStore;
 import io.tributary.storage.buffer.TransactionBuffer;
 import io.tributary.storage.merge.MergeStage;
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -32,7 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.zip.CRC32;
 
 /**
  * One XA transaction of {@code --mb} MB (default 2048) over 4 shards through the merge stage, the way the
@@ -75,34 +63,10 @@ public final class LargeXaTransactionRun {
     }
 
     private static void run(long totalBytes, String mode, Path dir) throws Exception {
-        Path source = LargeRowBinlogGenerator.binlogWithRows(128, System.out).get(0);
-        byte[] fde = null;
-        byte[] tableMap = null;
-        byte[] rows = null;
-        // only the first few MB are needed: FDE, a TABLE_MAP and its 512 KB WRITE_ROWS
-        byte[] head;
-        try (var in = Files.newInputStream(source)) {
-            head = in.readNBytes(8 << 20);
-        }
-        BinlogEventDecoder d = new BinlogEventDecoder(source.getFileName().toString(), head, DecoderOptions.HEADERS_ONLY);
-        while (d.hasNext() && rows == null) {
-            BinlogEvent e;
-            try {
-                e = d.next();
-            } catch (RuntimeException truncated) {
-                break;
-            }
-            if (e.type() == EventType.FORMAT_DESCRIPTION) {
-                fde = e.rawBytes();
-            } else if (e.type() == EventType.TABLE_MAP) {
-                tableMap = e.rawBytes();
-            } else if (tableMap != null && e.type() != null && e.type().isRows()) {
-                rows = e.rawBytes();
-            }
-        }
-        if (fde == null || tableMap == null || rows == null) {
-            throw new IllegalStateException(source + ": no FDE, TABLE_MAP and rows event in its first 8 MB");
-        }
+        SyntheticShardEvents.Sample sample = SyntheticShardEvents.sample(System.out);
+        byte[] fde = sample.fde();
+        byte[] tableMap = sample.tableMap();
+        byte[] rows = sample.rows();
         long perShard = totalBytes / SHARDS;
         int rowsPerBranch = (int) Math.max(1, perShard / rows.length);
 
@@ -125,30 +89,30 @@ public final class LargeXaTransactionRun {
                 TransactionBuffer buffer = new TransactionBuffer(settings, store);
                 GlobalBinlogWriter writer = GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), Clock.systemUTC())) {
             MergeStage stage = new MergeStage(start, writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60));
-            Feed[] feeds = new Feed[SHARDS];
+            SyntheticShardEvents.Feed[] feeds = new SyntheticShardEvents.Feed[SHARDS];
             for (int s = 0; s < SHARDS; s++) {
-                feeds[s] = new Feed(stage, s);
+                feeds[s] = new SyntheticShardEvents.Feed(stage, s);
                 feeds[s].send(fde);
             }
-            beat(feeds, 1);
+            SyntheticShardEvents.beat(feeds, 1);
             for (int s = 0; s < SHARDS; s++) {
-                Feed f = feeds[s];
-                f.send(gtid(s, 10, MariaGtidEvent.FL_PREPARED_XA | MariaGtidEvent.FL_TRANSACTIONAL, s));
+                SyntheticShardEvents.Feed f = feeds[s];
+                f.send(SyntheticShardEvents.xaGtid(s, 10, MariaGtidEvent.FL_PREPARED_XA | MariaGtidEvent.FL_TRANSACTIONAL));
                 f.send(tableMap);
                 for (int r = 0; r < rowsPerBranch; r++) {
                     f.send(rows);
                     peakMemory = Math.max(peakMemory, buffer.memoryUsed());
                     peakSpilled = Math.max(peakSpilled, buffer.spilledBytes());
                 }
-                f.send(xaPrepare(s));
+                f.send(SyntheticShardEvents.xaPrepare(s));
             }
-            beat(feeds, 2);
+            SyntheticShardEvents.beat(feeds, 2);
             for (int s = 0; s < SHARDS; s++) {
-                feeds[s].send(gtid(s, 11, MariaGtidEvent.FL_COMPLETED_XA | MariaGtidEvent.FL_STANDALONE, s));
-                feeds[s].send(query("XA COMMIT X'" + hex(GTRID) + "',X'" + hex(bqual(s)) + "',1"));
+                feeds[s].send(SyntheticShardEvents.xaGtid(s, 11, MariaGtidEvent.FL_COMPLETED_XA | MariaGtidEvent.FL_STANDALONE));
+                feeds[s].send(SyntheticShardEvents.xaCommit(s));
             }
             for (long b = 3; b <= 6; b++) {
-                beat(feeds, b);
+                SyntheticShardEvents.beat(feeds, b);
                 stage.drain();
             }
             written = stage.transactionsWritten();
@@ -179,87 +143,4 @@ public final class LargeXaTransactionRun {
                 inBytes / 1e6 / seconds, peakMemory >> 20, peakSpilled >> 20, storeEmpty);
     }
 
-    private static final byte[] GTRID = "large-xa-1".getBytes(StandardCharsets.US_ASCII);
-
-    private static byte[] bqual(int shard) {
-        return ("b" + shard).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static String hex(byte[] b) {
-        return java.util.HexFormat.of().formatHex(b);
-    }
-
-    private static void beat(Feed[] feeds, long value) {
-        for (Feed f : feeds) {
-            f.beat(value);
-        }
-    }
-
-    /** One shard's stream: events get consecutive file offsets. */
-    private static final class Feed {
-        final MergeStage stage;
-        final int shard;
-        long pos = 4;
-        long hbSeq;
-
-        Feed(MergeStage stage, int shard) {
-            this.stage = stage;
-            this.shard = shard;
-        }
-
-        void send(byte[] event) {
-            long end = pos + event.length;
-            ShardPosition after = ShardPosition.at("mariadb-bin.000001", end);
-            int type = event[4] & 0xFF;
-            stage.accept(shard, new ShardEvent("shard-" + shard, type, 0, 1, event.length, end, 0, true, after, after, false,
-                    Unpooled.wrappedBuffer(event)));
-            pos = end;
-        }
-
-        void beat(long value) {
-            hbSeq = Math.max(hbSeq + 1, (1L << 40) | (pos - 1));
-            ShardPosition at = ShardPosition.at("mariadb-bin.000001", pos);
-            stage.offer(new ShardUnit<>(shard, hbSeq, ShardUnit.Kind.HEARTBEAT, 0, null, value, "hb-" + value, at, at, null));
-        }
-    }
-
-    /** A MariaDB GTID event with an XA xid (seq_no 8, domain 4, flags 1, format id 4, lengths 1+1, data). */
-    private static byte[] gtid(int shard, long seq, int flags, int s) {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        ByteBuffer fixed = ByteBuffer.allocate(8 + 4 + 1 + 4 + 2).order(ByteOrder.LITTLE_ENDIAN);
-        byte[] bq = bqual(s);
-        fixed.putLong(seq).putInt(0).put((byte) flags).putInt(1).put((byte) GTRID.length).put((byte) bq.length);
-        b.writeBytes(fixed.array());
-        b.writeBytes(GTRID);
-        b.writeBytes(bq);
-        return event(EventType.MARIA_GTID.code(), 100 + shard, b.toByteArray());
-    }
-
-    /** XA_PREPARE_LOG: one_phase 1, format id 4, gtrid length 4, bqual length 4, data. */
-    private static byte[] xaPrepare(int s) {
-        byte[] bq = bqual(s);
-        ByteBuffer b = ByteBuffer.allocate(1 + 12 + GTRID.length + bq.length).order(ByteOrder.LITTLE_ENDIAN);
-        b.put((byte) 0).putInt(1).putInt(GTRID.length).putInt(bq.length).put(GTRID).put(bq);
-        return event(EventType.XA_PREPARE_LOG.code(), 100 + s, b.array());
-    }
-
-    /** QUERY: thread id 4, exec time 4, db length 1, error 2, status length 2 (0), db "" + NUL, SQL. */
-    private static byte[] query(String sql) {
-        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = ByteBuffer.allocate(13 + 1 + text.length).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(1).putInt(0).put((byte) 0).putShort((short) 0).putShort((short) 0).put((byte) 0).put(text);
-        return event(EventType.QUERY.code(), 100, b.array());
-    }
-
-    /** Header (timestamp, type, server id, size, log_pos 0, flags 0), body, CRC32. */
-    private static byte[] event(int type, long serverId, byte[] body) {
-        int size = 19 + body.length + 4;
-        ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt((int) (System.currentTimeMillis() / 1000)).put((byte) type).putInt((int) serverId).putInt(size).putInt(0)
-                .putShort((short) 0).put(body);
-        CRC32 crc = new CRC32();
-        crc.update(b.array(), 0, size - 4);
-        b.putInt((int) crc.getValue());
-        return b.array();
-    }
 }
