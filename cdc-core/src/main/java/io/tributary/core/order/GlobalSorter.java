@@ -55,7 +55,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Checkpoints.</b> Each emission carries, for every shard whose resume point moved, a
  * {@link ShardCheckpoint}: resume at the first unit still pending, skip the ones after it already emitted.
- * A sorter started from such checkpoints drops offered units it is told were written.
+ * A sorter started from such checkpoints drops offered units it is told were written. The prepare and the
+ * rollback of a rolled-back branch are pending while its use is open (a restart must rebuild the use with
+ * them) and are then recorded as written (a restart must not rebuild a piece of a finished use).
  *
  * <p>Not thread-safe: one sorter belongs to one thread, which offers units and drains emissions.
  *
@@ -104,6 +106,24 @@ public final class GlobalSorter<P> {
     }
 
 
+    /**
+     * A branch rolled back, kept with the use it belonged to until that use is finished: until then it tells
+     * where the use ended on its shard and when its participants are known, and a restart must read it again.
+     */
+    private final class RolledBack {
+        final ShardUnit<P> prepare;
+        final long preparedIn;
+        final ShardUnit<P> rollback;
+        /** The first heartbeat its shard received after the rollback; -1 before. */
+        long beatAfter = -1;
+
+        RolledBack(ShardUnit<P> prepare, long preparedIn, ShardUnit<P> rollback) {
+            this.prepare = prepare;
+            this.preparedIn = preparedIn;
+            this.rollback = rollback;
+        }
+    }
+
     private final class Lane {
         final int shard;
         final ArrayDeque<Entry> queue = new ArrayDeque<>();
@@ -116,8 +136,8 @@ public final class GlobalSorter<P> {
         long lastSequence = Long.MIN_VALUE;
         /** XA commits read since this shard's last heartbeat. */
         final List<Entry> commitsBeforeBeat = new ArrayList<>();
-        /** Uses with a rollback read since this shard's last heartbeat. */
-        final List<XaGroup> rollbacksBeforeBeat = new ArrayList<>();
+        /** XA rollbacks read since this shard's last heartbeat. */
+        final List<RolledBack> rollbacksBeforeBeat = new ArrayList<>();
 
         Lane(int shard, ShardCheckpoint start) {
             this.shard = shard;
@@ -160,9 +180,9 @@ public final class GlobalSorter<P> {
         final Set<Branch> abandoned = new HashSet<>();
         /** Per shard, the position of the first commit or rollback of this use: a later prepare there is a new use. */
         final Map<Integer, Long> finishedAt = new HashMap<>();
+        /** Its branches rolled back so far. */
+        final List<RolledBack> rolledBack = new ArrayList<>();
         long firstCommitWindow = -1;
-        /** The first heartbeat a shard received after a rollback of this use; -1 before. */
-        long beatAfterRollback = -1;
         boolean participantsFixed;
 
         XaGroup(String gtrid) {
@@ -190,13 +210,23 @@ public final class GlobalSorter<P> {
          * are not taken for a new use.
          */
         long fixAfter() {
-            long after = beatAfterRollback;
+            long after = -1;
             for (Entry c : commits.values()) {
                 if (c.beatAfter >= 0 && (after < 0 || c.beatAfter < after)) {
                     after = c.beatAfter;
                 }
             }
+            for (RolledBack r : rolledBack) {
+                if (r.beatAfter >= 0 && (after < 0 || r.beatAfter < after)) {
+                    after = r.beatAfter;
+                }
+            }
             return after;
+        }
+
+        void rolledBack(RolledBack r) {
+            rolledBack.add(r);
+            finished(r.rollback);
         }
 
         void finished(ShardUnit<P> commitOrRollback) {
@@ -354,10 +384,8 @@ public final class GlobalSorter<P> {
                 c.beatAfter = unit.heartbeat();
             }
             lane.commitsBeforeBeat.clear();
-            for (XaGroup g : lane.rollbacksBeforeBeat) {
-                if (g.beatAfterRollback < 0 || unit.heartbeat() < g.beatAfterRollback) {
-                    g.beatAfterRollback = unit.heartbeat();
-                }
+            for (RolledBack r : lane.rollbacksBeforeBeat) {
+                r.beatAfter = unit.heartbeat();
             }
             lane.rollbacksBeforeBeat.clear();
             if (lane.firstHeartbeat == 0) {
@@ -396,17 +424,35 @@ public final class GlobalSorter<P> {
         if (group == null) {
             log.warn("shard {}: XA ROLLBACK {} of no prepared branch read (its prepare precedes the start position, or"
                     + " it is committed); nothing to drop", unit.shard(), unit.xid());
-        } else {
-            ShardUnit<P> prepare = group.prepared.remove(branch);
-            group.preparedIn.remove(branch);
-            group.finished(unit);
-            lane.rollbacksBeforeBeat.add(group);
-            lane(prepare.shard()).ledger.consumed(prepare);
-            if (group.prepared.isEmpty() && group.participantsFixed) {
-                groups.remove(group);
-            }
+            lane.ledger.consumed(unit, before);
+            return;
         }
-        lane.ledger.consumed(unit, before);
+        // the prepare and the rollback stay pending while their use is open: a restart reads them again, so
+        // the use ends on this shard where it did (a prepare after it is a new use) and is fixed at the same beat
+        RolledBack rolledBack = new RolledBack(group.prepared.remove(branch), group.preparedIn.remove(branch), unit);
+        group.rolledBack(rolledBack);
+        lane.rollbacksBeforeBeat.add(rolledBack);
+        lane.ledger.pending(unit, before);
+        if (group.prepared.isEmpty() && group.participantsFixed) {
+            close(group);
+        }
+    }
+
+    /** Removes a finished use (written, or rolled back on every branch) and marks its rolled-back branches done. */
+    private void close(XaGroup g) {
+        groups.remove(g);
+        done(g);
+    }
+
+    /**
+     * Its rolled-back branches are done: recorded like written units, so that a restart that reads them again
+     * drops them instead of building a piece of a finished use (which could take another use's branches).
+     */
+    private void done(XaGroup g) {
+        for (RolledBack r : g.rolledBack) {
+            lanes.get(r.prepare.shard()).ledger.emitted(r.prepare);
+            lanes.get(r.rollback.shard()).ledger.emitted(r.rollback);
+        }
     }
 
     /**
@@ -517,7 +563,7 @@ public final class GlobalSorter<P> {
             if (!g.participantsFixed && fixAfter >= 0 && closed > fixAfter) {
                 fixParticipants(g, fixAfter);
                 if (g.prepared.isEmpty()) {
-                    groups.remove(g); // rolled back
+                    close(g); // rolled back
                     continue;
                 }
             }
@@ -739,6 +785,7 @@ public final class GlobalSorter<P> {
         }
         int at = groups.indexOf(g);
         groups.remove(at);
+        done(g);
         if (!late.prepared.isEmpty()) {
             groups.add(at, late);
         }
