@@ -76,6 +76,19 @@ class GlobalSorterSimulationTest {
     }
 
     /**
+     * Issue 4, seed 3764 of {@link Reuse#WHILE_PREPARED}: gtrid X24 is used by X24 (shards 0-2, still prepared on
+     * shard 0 until 1.21 s), X45 (shards 2 and 3, rolled back on shard 3 at 0.95 s, on shard 2 only at 1.74 s) and
+     * X61 (shards 1 and 3, prepared at 1.26 s). With shard 3 read ahead, X45's branch there came first and X24's
+     * branches joined its group; X45's branch on shard 2 then joined X61's, which kept it: X61 waited for it
+     * and was written after T63-T67 instead of before. The open uses of a gtrid are now grouped again from
+     * positions and windows when the earliest of them is fixed, rolled-back branches included.
+     */
+    @org.junit.jupiter.api.Test
+    void usesOfAGtridReadLaterUseFirstAreGroupedTheSameWhateverTheArrival() {
+        invariantsHold(3764, Reuse.WHILE_PREPARED);
+    }
+
+    /**
      * Issue 4, seed 150 of {@link Reuse#WHILE_PREPARED}: X78 (gtrid X47) rolled back on shard 2 and stays
      * prepared on shard 0; X104 uses the gtrid again on shards 1 and 2. The checkpoint of emission 75 resumed
      * shard 2 after X78's rolled-back branch, so the restarted sorter did not know X78 had ended there and took
