@@ -43,10 +43,13 @@ import org.slf4j.LoggerFactory;
  * shard, a commit or rollback of a use starts a new use, and so does one prepared in a window after the
  * heartbeat that fixes a use's branches (it came after a commit). A commit or rollback belongs to the use
  * with that branch prepared; a use whose branches all rolled back is kept until its branches are fixed, so
- * its branches read later are not taken for a new use. Ambiguous from the binlogs alone, and taken as one
- * transaction (logged with gtrid and shards when a prepare falls in a window after the use's first commit):
- * a use started on another shard within about a heartbeat interval of the previous use's commit, and two
- * uses of one xid running at the same time on different shards.
+ * its branches read later are not taken for a new use. Branches are grouped into uses as they arrive, which
+ * depends on arrival (a shard read ahead brings a later use first); when the earliest open use of a gtrid is
+ * fixed, all its open uses are taken apart and grouped again from positions and heartbeat windows alone. A
+ * rolled-back branch stays with its use until the use is finished. Ambiguous from the binlogs alone, and
+ * taken as one transaction (logged with gtrid and shards when a prepare falls in a window after the use's
+ * first commit): a use started on another shard within about a heartbeat interval of the previous use's
+ * commit, and two uses of one xid running at the same time on different shards.
  *
  * <p><b>Determinism.</b> Only closed heartbeat windows are ordered (every shard has passed their closing
  * heartbeat, so everything in them has been read), and an XA group that more input could still make
@@ -55,7 +58,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Checkpoints.</b> Each emission carries, for every shard whose resume point moved, a
  * {@link ShardCheckpoint}: resume at the first unit still pending, skip the ones after it already emitted.
- * A sorter started from such checkpoints drops offered units it is told were written.
+ * A sorter started from such checkpoints drops offered units it is told were written. The prepare and the
+ * rollback of a rolled-back branch are pending while its use is open (a restart must rebuild the use with
+ * them) and are then recorded as written (a restart must not rebuild a piece of a finished use).
  *
  * <p>Not thread-safe: one sorter belongs to one thread, which offers units and drains emissions.
  *
@@ -104,6 +109,24 @@ public final class GlobalSorter<P> {
     }
 
 
+    /**
+     * A branch rolled back, kept with the use it belonged to until that use is finished: until then it tells
+     * where the use ended on its shard and when its participants are known, and a restart must read it again.
+     */
+    private final class RolledBack {
+        final ShardUnit<P> prepare;
+        final long preparedIn;
+        final ShardUnit<P> rollback;
+        /** The first heartbeat its shard received after the rollback; -1 before. */
+        long beatAfter = -1;
+
+        RolledBack(ShardUnit<P> prepare, long preparedIn, ShardUnit<P> rollback) {
+            this.prepare = prepare;
+            this.preparedIn = preparedIn;
+            this.rollback = rollback;
+        }
+    }
+
     private final class Lane {
         final int shard;
         final ArrayDeque<Entry> queue = new ArrayDeque<>();
@@ -116,8 +139,8 @@ public final class GlobalSorter<P> {
         long lastSequence = Long.MIN_VALUE;
         /** XA commits read since this shard's last heartbeat. */
         final List<Entry> commitsBeforeBeat = new ArrayList<>();
-        /** Uses with a rollback read since this shard's last heartbeat. */
-        final List<XaGroup> rollbacksBeforeBeat = new ArrayList<>();
+        /** XA rollbacks read since this shard's last heartbeat. */
+        final List<RolledBack> rollbacksBeforeBeat = new ArrayList<>();
 
         Lane(int shard, ShardCheckpoint start) {
             this.shard = shard;
@@ -160,9 +183,9 @@ public final class GlobalSorter<P> {
         final Set<Branch> abandoned = new HashSet<>();
         /** Per shard, the position of the first commit or rollback of this use: a later prepare there is a new use. */
         final Map<Integer, Long> finishedAt = new HashMap<>();
+        /** Its branches rolled back so far. */
+        final List<RolledBack> rolledBack = new ArrayList<>();
         long firstCommitWindow = -1;
-        /** The first heartbeat a shard received after a rollback of this use; -1 before. */
-        long beatAfterRollback = -1;
         boolean participantsFixed;
 
         XaGroup(String gtrid) {
@@ -190,13 +213,23 @@ public final class GlobalSorter<P> {
          * are not taken for a new use.
          */
         long fixAfter() {
-            long after = beatAfterRollback;
+            long after = -1;
             for (Entry c : commits.values()) {
                 if (c.beatAfter >= 0 && (after < 0 || c.beatAfter < after)) {
                     after = c.beatAfter;
                 }
             }
+            for (RolledBack r : rolledBack) {
+                if (r.beatAfter >= 0 && (after < 0 || r.beatAfter < after)) {
+                    after = r.beatAfter;
+                }
+            }
             return after;
+        }
+
+        void rolledBack(RolledBack r) {
+            rolledBack.add(r);
+            finished(r.rollback);
         }
 
         void finished(ShardUnit<P> commitOrRollback) {
@@ -257,6 +290,40 @@ public final class GlobalSorter<P> {
 
         List<Integer> shards() {
             return commits.values().stream().map(e -> e.unit().shard()).distinct().sorted().toList();
+        }
+    }
+
+    /** A branch of an open use, taken out to be grouped again: prepared, maybe committed, or rolled back. */
+    private final class Part {
+        private final ShardUnit<P> prepare;
+        private final long window;
+        private final Entry commit;
+        private final RolledBack rolledBack;
+
+        Part(ShardUnit<P> prepare, long window, Entry commit, RolledBack rolledBack) {
+            this.prepare = prepare;
+            this.window = window;
+            this.commit = commit;
+            this.rolledBack = rolledBack;
+        }
+
+        ShardUnit<P> prepare() {
+            return prepare;
+        }
+
+        long window() {
+            return window;
+        }
+
+        void addTo(XaGroup use) {
+            if (rolledBack != null) {
+                use.rolledBack(rolledBack);
+                return;
+            }
+            use.prepare(prepare, window);
+            if (commit != null) {
+                use.commit(Branch.of(prepare), commit);
+            }
         }
     }
 
@@ -354,10 +421,8 @@ public final class GlobalSorter<P> {
                 c.beatAfter = unit.heartbeat();
             }
             lane.commitsBeforeBeat.clear();
-            for (XaGroup g : lane.rollbacksBeforeBeat) {
-                if (g.beatAfterRollback < 0 || unit.heartbeat() < g.beatAfterRollback) {
-                    g.beatAfterRollback = unit.heartbeat();
-                }
+            for (RolledBack r : lane.rollbacksBeforeBeat) {
+                r.beatAfter = unit.heartbeat();
             }
             lane.rollbacksBeforeBeat.clear();
             if (lane.firstHeartbeat == 0) {
@@ -396,17 +461,35 @@ public final class GlobalSorter<P> {
         if (group == null) {
             log.warn("shard {}: XA ROLLBACK {} of no prepared branch read (its prepare precedes the start position, or"
                     + " it is committed); nothing to drop", unit.shard(), unit.xid());
-        } else {
-            ShardUnit<P> prepare = group.prepared.remove(branch);
-            group.preparedIn.remove(branch);
-            group.finished(unit);
-            lane.rollbacksBeforeBeat.add(group);
-            lane(prepare.shard()).ledger.consumed(prepare);
-            if (group.prepared.isEmpty() && group.participantsFixed) {
-                groups.remove(group);
-            }
+            lane.ledger.consumed(unit, before);
+            return;
         }
-        lane.ledger.consumed(unit, before);
+        // the prepare and the rollback stay pending while their use is open: a restart reads them again, so
+        // the use ends on this shard where it did (a prepare after it is a new use) and is fixed at the same beat
+        RolledBack rolledBack = new RolledBack(group.prepared.remove(branch), group.preparedIn.remove(branch), unit);
+        group.rolledBack(rolledBack);
+        lane.rollbacksBeforeBeat.add(rolledBack);
+        lane.ledger.pending(unit, before);
+        if (group.prepared.isEmpty() && group.participantsFixed) {
+            close(group);
+        }
+    }
+
+    /** Removes a finished use (written, or rolled back on every branch) and marks its rolled-back branches done. */
+    private void close(XaGroup g) {
+        groups.remove(g);
+        done(g);
+    }
+
+    /**
+     * Its rolled-back branches are done: recorded like written units, so that a restart that reads them again
+     * drops them instead of building a piece of a finished use (which could take another use's branches).
+     */
+    private void done(XaGroup g) {
+        for (RolledBack r : g.rolledBack) {
+            lanes.get(r.prepare.shard()).ledger.emitted(r.prepare);
+            lanes.get(r.rollback.shard()).ledger.emitted(r.rollback);
+        }
     }
 
     /**
@@ -509,18 +592,11 @@ public final class GlobalSorter<P> {
             closed = Math.min(closed, l.lastHeartbeat);
             firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
         }
+        // A heartbeat is written to the shards one after the other, not at one instant: a shard may get beat h+1
+        // before a prepare that another shard's commit (in window h) follows. The beat after that commit's next
+        // beat comes, on every shard, after every prepare of the use.
+        fixUses(closed);
         for (XaGroup g : List.copyOf(groups)) {
-            // A heartbeat is written to the shards one after the other, not at one instant: a shard may get
-            // beat h+1 before a prepare that another shard's commit (in window h) follows. The beat after that
-            // commit's next beat comes, on every shard, after every prepare of the group.
-            long fixAfter = g.fixAfter();
-            if (!g.participantsFixed && fixAfter >= 0 && closed > fixAfter) {
-                fixParticipants(g, fixAfter);
-                if (g.prepared.isEmpty()) {
-                    groups.remove(g); // rolled back
-                    continue;
-                }
-            }
             long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
             if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
                     && closed - waitingSince >= xaMaxWaitMs) {
@@ -739,6 +815,7 @@ public final class GlobalSorter<P> {
         }
         int at = groups.indexOf(g);
         groups.remove(at);
+        done(g);
         if (!late.prepared.isEmpty()) {
             groups.add(at, late);
         }
@@ -746,54 +823,89 @@ public final class GlobalSorter<P> {
     }
 
     /**
-     * Fixes the branches of {@code g}: those prepared up to the window of {@code fixAfter}. A branch prepared
-     * in a later window came after a commit of {@code g}, so it belongs to a new use of the gtrid, with its
-     * commit if already read. Which use a prepare belongs to is thus decided by positions in the shards'
-     * binlogs, not by what had arrived when it was read.
+     * Fixes the branches of the earliest use of each gtrid whose first commit or rollback has its next heartbeat
+     * in a closed window, until none is left.
      */
-    private void fixParticipants(XaGroup g, long fixAfter) {
-        g.participantsFixed = true;
-        List<Branch> later = g.preparedIn.entrySet().stream().filter(b -> b.getValue() > fixAfter)
-                .map(Map.Entry::getKey).toList();
-        for (Branch b : later) {
-            moveToItsUse(g, b);
-        }
-        List<Integer> ambiguous = g.preparedIn.entrySet().stream().filter(b -> b.getValue() > g.firstCommitWindow)
-                .map(b -> b.getKey().shard()).sorted().toList();
-        if (!ambiguous.isEmpty()) {
-            log.warn("XA transaction {}: branches on shards {} were prepared in a heartbeat window after a commit of it"
-                    + " on shards {}; taken as branches of that transaction (from the binlogs, a reuse of the xid within"
-                    + " a heartbeat interval of its commit cannot be told from heartbeat skew)", g.gtrid, ambiguous,
-                    g.shards());
+    private void fixUses(long closed) {
+        boolean again = true;
+        while (again) {
+            again = false;
+            for (XaGroup g : groups) {
+                long fixAfter = g.fixAfter();
+                if (!g.participantsFixed && fixAfter >= 0 && closed > fixAfter) {
+                    fixEarliestUse(g.gtrid);
+                    again = true;
+                    break;
+                }
+            }
         }
     }
 
     /**
-     * Moves branch {@code b} out of {@code from} into the use it belongs to. Branches that use had on the same
-     * shard after b's commit (read before b's use was known) cannot share a use with b: they move on in turn.
+     * Fixes the earliest open use of {@code gtrid}. Until then the branches of its open uses are grouped as they
+     * arrived, which can be wrong: a shard read ahead brings a later use's branches before the earlier use's, and a
+     * prepare joins the oldest group that has no commit or rollback before it on its shard. So all of them are
+     * taken apart and grouped again, on positions and windows only. Let {@code f} be the heartbeat after the
+     * earliest commit or rollback among them: the window is closed, so every unit up to it has been read. The
+     * earliest use is every branch prepared up to {@code f} and not after a commit or rollback of one of these on
+     * its shard (a use is only told apart from the previous one once it starts more than a heartbeat after that
+     * one's first commit or rollback, or on a server where that one finished: README). The other branches form
+     * the later uses, grouped again as if read now; they are fixed in turn.
      */
-    private void moveToItsUse(XaGroup from, Branch b) {
-        ShardUnit<P> prepare = from.prepared.remove(b);
-        long window = from.preparedIn.remove(b);
-        Entry commit = from.commits.remove(b);
-        XaGroup use = useTaking(prepare);
-        List<Branch> after = commit == null ? List.of() : use.prepared.entrySet().stream()
-                .filter(x -> x.getKey().shard() == b.shard() && x.getValue().sequence() > commit.unit().sequence())
-                .map(Map.Entry::getKey).toList();
-        XaGroup holding = new XaGroup(use.gtrid);
-        for (Branch x : after) {
-            holding.prepare(use.prepared.remove(x), use.preparedIn.remove(x));
-            Entry c = use.commits.remove(x);
-            if (c != null) {
-                holding.commit(x, c);
+    private void fixEarliestUse(String gtrid) {
+        List<XaGroup> open = new ArrayList<>();
+        long f = Long.MAX_VALUE;
+        for (XaGroup g : groups) {
+            if (g.gtrid.equals(gtrid) && !g.participantsFixed) {
+                open.add(g);
+                long after = g.fixAfter();
+                if (after >= 0) {
+                    f = Math.min(f, after);
+                }
             }
         }
-        use.prepare(prepare, window);
-        if (commit != null) {
-            use.commit(b, commit);
+        List<Part> parts = new ArrayList<>();
+        for (XaGroup g : open) {
+            for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
+                parts.add(new Part(b.getValue(), g.preparedIn.get(b.getKey()), g.commits.get(b.getKey()), null));
+            }
+            for (RolledBack r : g.rolledBack) {
+                parts.add(new Part(r.prepare, r.preparedIn, null, r));
+            }
         }
-        for (Branch x : after) {
-            moveToItsUse(holding, x);
+        int at = groups.indexOf(open.get(0));
+        groups.removeAll(open);
+        XaGroup use = new XaGroup(gtrid);
+        groups.add(at, use);
+        // per shard in binlog order: a prepare after a commit or rollback of the use on its shard is a later use
+        parts.sort(Comparator.comparingInt((Part x) -> x.prepare().shard())
+                .thenComparingLong(x -> x.prepare().sequence()));
+        List<Part> later = new ArrayList<>();
+        for (Part x : parts) {
+            if (x.window() > f || !use.takes(x.prepare())) {
+                later.add(x);
+                continue;
+            }
+            x.addTo(use);
+        }
+        use.participantsFixed = true;
+        // the later uses: grouped again in the order of their windows, the way units arrive in a closed window
+        later.sort(Comparator.comparingLong((Part x) -> x.window())
+                .thenComparingInt(x -> x.prepare().shard()).thenComparingLong(x -> x.prepare().sequence()));
+        for (Part x : later) {
+            x.addTo(useTaking(x.prepare()));
+        }
+        if (use.prepared.isEmpty()) {
+            close(use); // rolled back
+            return;
+        }
+        List<Integer> ambiguous = use.preparedIn.entrySet().stream().filter(b -> b.getValue() > use.firstCommitWindow)
+                .map(b -> b.getKey().shard()).sorted().toList();
+        if (use.firstCommitWindow >= 0 && !ambiguous.isEmpty()) {
+            log.warn("XA transaction {}: branches on shards {} were prepared in a heartbeat window after a commit of it"
+                    + " on shards {}; taken as branches of that transaction (from the binlogs, a reuse of the xid within"
+                    + " a heartbeat interval of its commit cannot be told from heartbeat skew)", gtrid, ambiguous,
+                    use.shards());
         }
     }
 

@@ -20,9 +20,29 @@ import java.util.TreeMap;
  * back; some branches commit long after the others), and a heartbeat written to every shard every
  * {@code heartbeatMs} with a little jitter per shard. Every other XA transaction has the same xid (empty
  * bqual) on all its shards, as {@code XA START 'x'} on each shard gives. Optionally an XA transaction uses
- * the gtrid of an earlier one again once that one has finished, as MySQL and MariaDB allow. Each shard's units are in its commit order, with positions {@code bin.000001:<offset>}. Payloads are the unit keys, so outputs compare as strings.
+ * the gtrid of an earlier one again, as MySQL and MariaDB allow (see {@link Reuse}). Each shard's units are in
+ * its commit order, with positions {@code bin.000001:<offset>}. Payloads are the unit keys, so outputs compare as
+ * strings.
  */
 final class ShardHistory {
+
+    /**
+     * When an XA transaction may take the gtrid of an earlier one. A server accepts an xid again once its
+     * transaction has finished on that server; the reuse is told apart from a late prepare of the earlier use
+     * only if it starts more than {@link #REUSE_AFTER_MICROS} after a commit or rollback of that use (a reuse
+     * closer to it is ambiguous from the binlogs, README, and never generated).
+     */
+    enum Reuse {
+        /** Every gtrid is used once. */
+        NONE,
+        /** Once every earlier use of the gtrid has finished on all its shards. */
+        FINISHED,
+        /**
+         * Also while an earlier use is still prepared on other shards: on each shard of the new use, every earlier
+         * use has finished there, or never was there and has finished on some shard.
+         */
+        WHILE_PREPARED
+    }
 
     /** A transaction of the timeline, for the invariant checks; {@code gtrid} is the xid's, for XA. */
     record Txn(String name, String gtrid, List<Integer> shards, boolean xa, boolean rolledBack, List<Long> commitTimes) { }
@@ -46,11 +66,10 @@ final class ShardHistory {
     /**
      * @param crossingXa allow two XA transactions to commit in opposite orders on two shards
      * @param lostCommit let one XA branch never commit (a coordinator crash)
-     * @param reuseXids  let an XA transaction take the gtrid of an earlier one that has finished on all its
-     *                   shards at least {@link #REUSE_AFTER_MICROS} before
+     * @param reuse      when an XA transaction may take the gtrid of an earlier one
      */
     static ShardHistory generate(long seed, int shards, int transactions, boolean secondsOnlyTimestamps,
-                                 boolean crossingXa, boolean lostCommit, boolean reuseXids) {
+                                 boolean crossingXa, boolean lostCommit, Reuse reuse) {
         Random r = new Random(seed);
         ShardHistory h = new ShardHistory(shards, 100);
         // events on each shard keyed by real time in microseconds
@@ -82,7 +101,8 @@ final class ShardHistory {
                 branches = new ArrayList<>(branches.subList(0, Math.max(2, r.nextInt(branches.size()) + 1)));
                 branches.sort(null);
                 String name = "X" + t;
-                String gtrid = reuseXids && r.nextInt(3) == 0 ? reusable(finishedAt, now).orElse(name) : name;
+                String gtrid = reuse != Reuse.NONE && r.nextInt(3) == 0
+                        ? reusable(finishedAt, branches, now, reuse).orElse(name) : name;
                 // every other one uses the same xid (empty bqual) on each shard, as XA START 'x' does by hand
                 boolean sameXid = t % 2 == 0;
                 boolean rollback = r.nextInt(6) == 0;
@@ -102,7 +122,12 @@ final class ShardHistory {
                 if (crossingXa && xaCount % 2 == 1) {
                     Collections.reverse(order);
                 }
+                // reusing a gtrid while it is still prepared needs a use whose last branch commits long after its first
+                long lastLate = reuse == Reuse.WHILE_PREPARED && r.nextInt(4) == 0 ? REUSE_AFTER_MICROS + r.nextInt(600_000) : 0;
                 for (int s : order) {
+                    if (s == order.get(order.size() - 1)) {
+                        commitAt += lastLate;
+                    }
                     long ts = free(timeline.get(s), commitAt += 1 + r.nextInt(r.nextInt(3) == 0 ? 150_000 : 5_000));
                     if (xaCount == lost && s == order.get(order.size() - 1) && !rollback) {
                         continue; // this branch never commits
@@ -141,19 +166,31 @@ final class ShardHistory {
     }
 
     /**
-     * The most recent gtrid whose every transaction committed or rolled back on all its shards at least
-     * {@link #REUSE_AFTER_MICROS} before {@code now}. (A reuse while the previous transaction is still prepared on
-     * another shard is covered by {@code GlobalSorterXidReuseTest}.)
+     * The most recent gtrid a transaction on {@code shards} starting at {@code now} may use again: with
+     * {@link Reuse#FINISHED}, every earlier use committed or rolled back on all its shards at least
+     * {@link #REUSE_AFTER_MICROS} before; with {@link Reuse#WHILE_PREPARED}, on each of {@code shards} that long
+     * before, or, on a shard it never was on, on its first shard to finish that long before (it may still be
+     * prepared elsewhere).
      */
-    private static Optional<String> reusable(Map<String, List<Map<Integer, Long>>> finishedAt, long now) {
+    private static Optional<String> reusable(Map<String, List<Map<Integer, Long>>> finishedAt, List<Integer> shards,
+                                             long now, Reuse reuse) {
         String found = null;
+        String stillPrepared = null;
         for (Map.Entry<String, List<Map<Integer, Long>>> gtrid : finishedAt.entrySet()) {
-            boolean free = gtrid.getValue().stream().allMatch(at -> Collections.max(at.values()) + REUSE_AFTER_MICROS < now);
+            // (a branch that never finishes is at Long.MAX_VALUE: compare without adding to it)
+            long before = now - REUSE_AFTER_MICROS;
+            boolean free = gtrid.getValue().stream().allMatch(at -> reuse == Reuse.FINISHED
+                    ? Collections.max(at.values()) < before
+                    : shards.stream().allMatch(s -> at.getOrDefault(s, Collections.min(at.values())) < before));
             if (free) {
                 found = gtrid.getKey();
+                if (gtrid.getValue().stream().anyMatch(at -> Collections.max(at.values()) >= now)) {
+                    stillPrepared = gtrid.getKey();
+                }
             }
         }
-        return Optional.ofNullable(found);
+        // the rarer case first: most earlier uses have finished everywhere long before
+        return Optional.ofNullable(stillPrepared != null ? stillPrepared : found);
     }
 
     private static long free(TreeMap<Long, ?> timeline, long ts) {
