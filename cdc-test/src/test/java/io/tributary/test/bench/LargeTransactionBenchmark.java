@@ -43,10 +43,12 @@ import org.knowm.xchart.style.Styler;
  * <p>A transaction is {@code --mb} MB of a real 512 KB MariaDB 10.11 WRITE_ROWS event ({@link SyntheticShardEvents}):
  * "single" on one shard (GTID, TABLE_MAP, rows events, XID), or "XA" with a branch on each of 4 shards (prepared,
  * then committed). Measured from its first event offered to the stage until the global binlog holds it (the
- * pipeline's layout: appends on their own thread, {@code binlog.sync=none}), so the rate is that of the whole path:
+ * pipeline's layout: appends on their own thread), so the rate is that of the whole path:
  * assembling, buffering (and spilling, and reading back from RocksDB), merging and writing; the time is given in two
- * parts, until the last event is buffered and from there until the global binlog holds the transaction (nothing of
- * it can be written before its commit is read). Sampled every 10 ms
+ * parts, until the last event is buffered and from there until the global binlog holds the transaction durably
+ * (nothing of it can be written before its commit is read). {@code --sync} is the global binlog's
+ * {@code binlog.sync}: {@code commit} (the daemon's default: durable once fsynced) or {@code none} (durable once
+ * written to the file), which leaves the disk out and shows the CPU path alone. Sampled every 10 ms
  * during the pass: heap used, the buffer's own memory count and RocksDB's bytes; after it, the spill store must be
  * empty again.
  *
@@ -73,6 +75,7 @@ public final class LargeTransactionBenchmark {
         long mb = 1024;
         int rounds = 3;
         long budgetMb = 3072;
+        String sync = "commit";
         List<String> kinds = List.of("single", "XA");
         List<String> modes = List.of("off", "AUTO", "FORCE");
         Path plot = null;
@@ -87,11 +90,16 @@ public final class LargeTransactionBenchmark {
                 kinds = List.of(arg.substring(8).split(","));
             } else if (arg.startsWith("--modes=")) {
                 modes = List.of(arg.substring(8).split(","));
+            } else if (arg.startsWith("--sync=")) {
+                sync = arg.substring(7);
+                if (!sync.equals("commit") && !sync.equals("none")) {
+                    throw new IllegalArgumentException("Invalid value " + sync + " for --sync: allowed are commit, none");
+                }
             } else if (arg.startsWith("--out=")) {
                 plot = Path.of(arg.substring(6));
             } else if (!arg.isBlank()) {
                 throw new IllegalArgumentException("Unknown option " + arg + ": allowed are --mb=N --rounds=N --budget-mb=N"
-                        + " --kinds=single,XA --modes=off,AUTO,FORCE --out=FILE.png");
+                        + " --kinds=single,XA --modes=off,AUTO,FORCE --sync=commit|none --out=FILE.png");
             }
         }
         for (String k : kinds) {
@@ -110,18 +118,18 @@ public final class LargeTransactionBenchmark {
                     + ") and a heap (" + (heap >> 20) + " MB, -Dbench.heap) of at least " + (mb + 256) + " MB, the heap 512 MB"
                     + " more; leave out 'off' or raise them");
         }
-        run(mb << 20, budgetMb << 20, rounds, kinds, modes, plot, System.out);
+        run(mb << 20, budgetMb << 20, sync, rounds, kinds, modes, plot, System.out);
     }
 
-    static void run(long bytes, long budget, int rounds, List<String> kinds, List<String> modes, Path plot, PrintStream out)
-            throws Exception {
+    static void run(long bytes, long budget, String sync, int rounds, List<String> kinds, List<String> modes, Path plot,
+            PrintStream out) throws Exception {
         SyntheticShardEvents.Sample sample = SyntheticShardEvents.sample(out);
-        out.printf(Locale.ROOT, "Transaction: %d MB of %d KB WRITE_ROWS events; budget %d MB, heap %d MB, %d cores%n",
-                bytes >> 20, sample.rows().length >> 10, budget >> 20, Runtime.getRuntime().maxMemory() >> 20,
-                Runtime.getRuntime().availableProcessors());
+        out.printf(Locale.ROOT, "Transaction: %d MB of %d KB WRITE_ROWS events; budget %d MB, heap %d MB, %d cores,"
+                + " binlog.sync=%s%n", bytes >> 20, sample.rows().length >> 10, budget >> 20,
+                Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors(), sync);
         for (String kind : kinds) {
             for (String mode : modes) {
-                once(kind, mode, Math.min(bytes, 128L << 20), budget, sample); // warm-up: JIT, RocksDB's first files
+                once(kind, mode, Math.min(bytes, 128L << 20), budget, sync, sample); // warm-up: JIT, RocksDB's first files
             }
         }
         out.println("Warm-up: one discarded 128 MB pass per kind and mode");
@@ -133,7 +141,7 @@ public final class LargeTransactionBenchmark {
         for (int round = 1; round <= rounds; round++) {
             for (String kind : kinds) {
                 for (String mode : modes) {
-                    Result r = once(kind, mode, bytes, budget, sample);
+                    Result r = once(kind, mode, bytes, budget, sync, sample);
                     results.add(r);
                     out.printf(Locale.ROOT, "| %d | %s | %s | %.0f | %.2f + %.2f = %.2f | %.0f | %d MB | %d MB | %d MB | %d MB |%n",
                             round, kind, mode, r.bytesIn() / 1e6, r.bufferedNanos() / 1e9, (r.nanos() - r.bufferedNanos()) / 1e9,
@@ -169,16 +177,16 @@ public final class LargeTransactionBenchmark {
                     + " in-memory median >= 0.50).");
         }
         if (plot != null) {
-            plot(medians, bytes, plot);
+            plot(medians, bytes, sync, plot);
             out.println("Plot: " + plot);
         }
     }
 
-    private static Result once(String kind, String mode, long bytes, long budget, SyntheticShardEvents.Sample sample)
-            throws IOException {
+    private static Result once(String kind, String mode, long bytes, long budget, String sync,
+            SyntheticShardEvents.Sample sample) throws IOException {
         Path dir = Files.createTempDirectory("tributary-large-bench");
         try {
-            return pass(dir, kind, mode, bytes, budget, sample);
+            return pass(dir, kind, mode, bytes, budget, sync, sample);
         } finally {
             try (Stream<Path> walk = Files.walk(dir)) {
                 walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -186,10 +194,10 @@ public final class LargeTransactionBenchmark {
         }
     }
 
-    private static Result pass(Path dir, String kind, String mode, long bytes, long budget,
+    private static Result pass(Path dir, String kind, String mode, long bytes, long budget, String sync,
             SyntheticShardEvents.Sample sample) throws IOException {
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
-                "binlog.sync", "none", "binlog.flavor", "mariadb"));
+                "binlog.sync", sync, "binlog.flavor", "mariadb"));
         Map<String, String> persist = new HashMap<>(Map.of(PersistConfig.PATH, dir.resolve("spill").toString(),
                 PersistConfig.MEMORY_LIMIT, ByteSize.format(budget)));
         if (mode.equals("off")) {
@@ -260,6 +268,10 @@ public final class LargeTransactionBenchmark {
                 stage.drain();
             }
             stage.awaitAppended();
+            // durable: written and, with binlog.sync=commit, fsynced (a fresh global binlog: its sequence is 1)
+            while (writer.durability().current().lastSequence() < stage.transactionsWritten()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            }
             long nanos = System.nanoTime() - t0;
             done.set(true);
             long written = stage.transactionsWritten();
@@ -288,10 +300,12 @@ public final class LargeTransactionBenchmark {
         }
     }
 
-    private static void plot(Map<String, Map<String, Double>> medians, long bytes, Path file) throws IOException {
+    private static void plot(Map<String, Map<String, Double>> medians, long bytes, String sync, Path file)
+            throws IOException {
         CategoryChart chart = new CategoryChartBuilder().width(900).height(520)
-                .title("A " + (bytes >> 20) + " MB transaction through the merge stage: in memory vs spilled (medians)")
-                .xAxisTitle("transaction").yAxisTitle("MB/s (first event to written)").build();
+                .title("A " + (bytes >> 20) + " MB transaction through the merge stage, binlog.sync=" + sync
+                        + ": in memory vs spilled (medians)")
+                .xAxisTitle("transaction").yAxisTitle("MB/s (first event to durable)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
