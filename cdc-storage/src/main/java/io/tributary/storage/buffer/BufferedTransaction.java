@@ -380,6 +380,11 @@ public final class BufferedTransaction {
     /**
      * Reads the events back: memory segments where they start, the spill store's records in between.
      * Not thread-safe. Closing it early frees the RocksDB iterator; {@link #release} is still needed.
+     *
+     * <p>An event read back from the spill store shares one of the iterator's two read arrays, which are filled in
+     * turn: it stays valid until {@link #next()} has been called twice more. (The merge path copies each event into
+     * the global binlog's buffer before it asks for the next one; decoded bodies never share the array.) Events
+     * held in memory stay valid until the transaction is released.
      */
     public final class EventIterator implements Iterator<BinlogEvent>, AutoCloseable {
         private final List<Segment> memory;
@@ -390,7 +395,11 @@ public final class BufferedTransaction {
         private int chunkPos;
         private long index;
         private SpillStore.ChunkIterator chunks;
+        /** The arrays spilled chunks are read into, used in turn (see {@link EventIterator}). */
+        private final byte[][] reads = new byte[2][];
+        private int reading;
         private byte[] current;
+        private int currentLength;
         private int currentPos;
 
         private EventIterator(List<Segment> memory) {
@@ -438,7 +447,7 @@ public final class BufferedTransaction {
         }
 
         private BinlogEvent nextFromDisk() {
-            if (current == null || currentPos == current.length) {
+            if (current == null || currentPos == currentLength) {
                 if (chunks == null) {
                     chunks = buffer.store().chunks(id);
                 }
@@ -446,11 +455,21 @@ public final class BufferedTransaction {
                     throw new IllegalStateException("shard " + shard + ": transaction " + key + ": spill store ends at"
                             + " event " + index + " of " + total + " (transaction id " + id + ")");
                 }
-                current = chunks.next();
+                // two read arrays in turn: the event returned last (its record in the other array) stays valid
+                reading ^= 1;
+                byte[] into = reads[reading] != null ? reads[reading] : new byte[buffer.chunkBytes() + 1024];
+                int length = chunks.next(into);
+                if (length > into.length) {
+                    into = new byte[length];
+                    length = chunks.next(into);
+                }
+                reads[reading] = into;
+                current = into;
+                currentLength = length;
                 currentPos = 0;
             }
             String source = "spilled transaction " + key + " of shard " + shard + ", event " + index;
-            int length = BinlogEventRecord.recordLength(current, currentPos, current.length - currentPos, source);
+            int length = BinlogEventRecord.recordLength(current, currentPos, currentLength - currentPos, source);
             BinlogEvent e = BinlogEventRecord.read(current, currentPos, length, fde, source);
             currentPos += length;
             return e;

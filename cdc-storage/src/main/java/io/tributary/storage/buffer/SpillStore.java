@@ -226,6 +226,23 @@ public final class SpillStore implements AutoCloseable {
             return value;
         }
 
+        /**
+         * Copies the next chunk into {@code into} and moves past it, returning its length; when it does not fit,
+         * returns its length with nothing moved (call again with an array that large). Unlike {@link #next()}, no
+         * array is made per chunk: a reader that reuses its arrays streams large transactions back without
+         * allocating and clearing half a megabyte per chunk.
+         */
+        public int next(byte[] into) {
+            if (!hasNext()) {
+                throw new NoSuchElementException("no more spilled chunks");
+            }
+            int length = it.value(into);
+            if (length <= into.length) {
+                it.next();
+            }
+            return length;
+        }
+
         @Override
         public void close() {
             if (!closed) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventRecord;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.BinlogEventEncoder;
 import io.tributary.core.event.BinlogFlavor;
@@ -76,10 +77,19 @@ class TransactionBufferTest {
         return e.length() + TransactionBuffer.EVENT_OVERHEAD;
     }
 
-    private static List<BinlogEvent> readBack(BufferedTransaction t) {
+    /**
+     * The transaction's events, each copied as it is read (bytes, and a decoded body decoded again from the copy): an
+     * event read back from disk, and a rows body decoded from it, are valid only until the iterator has moved on
+     * twice ({@link BufferedTransaction.EventIterator}), so whoever keeps events copies them.
+     */
+    private List<BinlogEvent> readBack(BufferedTransaction t) {
         List<BinlogEvent> out = new ArrayList<>();
         try (BufferedTransaction.EventIterator it = t.events()) {
-            it.forEachRemaining(out::add);
+            it.forEachRemaining(e -> {
+                byte[] copy = new byte[BinlogEventRecord.sizeOf(e)];
+                BinlogEventRecord.write(e, copy, 0);
+                out.add(BinlogEventRecord.read(copy, 0, copy.length, template.fde, "copy"));
+            });
         }
         return out;
     }
