@@ -382,9 +382,10 @@ public final class BufferedTransaction {
      * Not thread-safe. Closing it early frees the RocksDB iterator; {@link #release} is still needed.
      *
      * <p>An event read back from the spill store shares one of the iterator's two read arrays, which are filled in
-     * turn: it stays valid until {@link #next()} has been called twice more. (The merge path copies each event into
-     * the global binlog's buffer before it asks for the next one; decoded bodies never share the array.) Events
-     * held in memory stay valid until the transaction is released.
+     * turn: it, and a body decoded from it (a rows body shares its bytes; a table map's or a query's does not), stay
+     * valid until {@link #next()} has been called twice more. The merge path encodes each event into the global
+     * binlog's buffer before it asks for the next one; whoever keeps events copies them. Events held in memory stay
+     * valid until the transaction is released.
      */
     public final class EventIterator implements Iterator<BinlogEvent>, AutoCloseable {
         private final List<Segment> memory;
