@@ -135,7 +135,7 @@ public final class MergeComparison {
     }
 
     private static void plot(Map<String, List<Round>> rounds, Path file) throws IOException {
-        CategoryChart chart = new CategoryChartBuilder().width(900).height(520)
+        CategoryChart chart = new CategoryChartBuilder().width(1200).height(560)
                 .title("Merge + write of recorded OLTP streams (MergeBenchmark), builds alternating; goal 2.5 M events/s")
                 .xAxisTitle("shards").yAxisTitle("million events per second").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
