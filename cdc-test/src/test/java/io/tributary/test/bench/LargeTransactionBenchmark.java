@@ -31,8 +31,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.style.Styler;
 
 /**
  * Large-transaction throughput through the merge stage, in memory (persisting off) against spilled to RocksDB
@@ -305,17 +303,8 @@ public final class LargeTransactionBenchmark {
 
     private static void plot(Map<String, Map<String, Double>> medians, long bytes, String sync, Path file)
             throws IOException {
-        CategoryChart chart = new CategoryChartBuilder().width(900).height(520)
-                .title("A " + (bytes >> 20) + " MB transaction through the merge stage, binlog.sync=" + sync
-                        + ": in memory vs spilled (medians)")
-                .xAxisTitle("transaction").yAxisTitle("MB/s (first event to durable)").build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
-        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-        chart.getStyler().setPlotGridLinesVisible(true);
-        chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setDecimalPattern("#,##0");
-        chart.getStyler().setLabelsVisible(true);
+        CategoryChart chart = BenchCharts.bars("A " + (bytes >> 20) + " MB transaction through the merge stage, binlog.sync="
+                + sync + ": in memory vs spilled (medians)", "transaction", "MB/s (first event to durable)", 900, "#,##0");
         List<String> kinds = new ArrayList<>(medians.keySet());
         List<String> modes = new ArrayList<>(medians.values().iterator().next().keySet());
         for (String mode : modes) {

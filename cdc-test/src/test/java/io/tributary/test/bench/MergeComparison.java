@@ -12,8 +12,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.style.Styler;
 
 /**
  * Puts side by side the {@link MergeBenchmark} runs of two (or more) builds started in alternation (each JVM's
@@ -135,16 +133,9 @@ public final class MergeComparison {
     }
 
     private static void plot(Map<String, List<Round>> rounds, Path file) throws IOException {
-        CategoryChart chart = new CategoryChartBuilder().width(1200).height(560)
-                .title("Merge + write of recorded OLTP streams (MergeBenchmark), builds alternating; goal 2.5 M events/s")
-                .xAxisTitle("shards").yAxisTitle("million events per second").build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
-        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-        chart.getStyler().setPlotGridLinesVisible(true);
-        chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setDecimalPattern("#,##0.00");
-        chart.getStyler().setLabelsVisible(true);
+        CategoryChart chart = BenchCharts.bars(
+                "Merge + write of recorded OLTP streams (MergeBenchmark), builds alternating; goal 2.5 M events/s", "shards",
+                "million events per second", 1200, "#,##0.00");
         java.awt.Color[] hues = {new java.awt.Color(0x9E9E9E), new java.awt.Color(0x1E88E5), new java.awt.Color(0xE53935),
             new java.awt.Color(0x43A047)};
         int build = 0;
