@@ -50,14 +50,21 @@ public final class BinlogEventRecord {
 
     /** Writes {@code event} into {@code out} at {@code at} ({@link #sizeOf} bytes). */
     public static void write(BinlogEvent event, byte[] out, int at) {
-        Bytes.putU64(out, at, event.offset());
-        Bytes.putU32(out, at + 8, event.innerOffset());
-        out[at + 12] = (byte) event.originalTypeCode();
-        out[at + 13] = (byte) event.header().typeCode();
-        out[at + 14] = (byte) event.checksumLength();
-        out[at + 15] = (byte) (event.body() == null ? 0 : 1);
-        Bytes.putU32(out, at + LENGTH_AT, event.length());
+        writeHeader(out, at, event.offset(), event.innerOffset(), event.originalTypeCode(), event.header().typeCode(),
+                event.checksumLength(), event.body() != null, event.length());
         System.arraycopy(event.buffer(), event.bufferOffset(), out, at + OVERHEAD, event.length());
+    }
+
+    /** The record's {@value #OVERHEAD} bytes before the raw event. */
+    private static void writeHeader(byte[] out, int at, long offset, int innerOffset, int originalTypeCode, int typeCode,
+            int checksumLength, boolean decoded, int length) {
+        Bytes.putU64(out, at, offset);
+        Bytes.putU32(out, at + 8, innerOffset);
+        out[at + 12] = (byte) originalTypeCode;
+        out[at + 13] = (byte) typeCode;
+        out[at + 14] = (byte) checksumLength;
+        out[at + 15] = (byte) (decoded ? 1 : 0);
+        Bytes.putU32(out, at + LENGTH_AT, length);
     }
 
     /**
@@ -71,13 +78,7 @@ public final class BinlogEventRecord {
     public static void write(ByteBuf raw, long offset, int typeCode, int checksumLength, boolean decoded, byte[] out,
             int at) {
         int length = raw.readableBytes();
-        Bytes.putU64(out, at, offset);
-        Bytes.putU32(out, at + 8, -1);
-        out[at + 12] = (byte) typeCode;
-        out[at + 13] = (byte) typeCode;
-        out[at + 14] = (byte) checksumLength;
-        out[at + 15] = (byte) (decoded ? 1 : 0);
-        Bytes.putU32(out, at + LENGTH_AT, length);
+        writeHeader(out, at, offset, -1, typeCode, typeCode, checksumLength, decoded, length);
         raw.getBytes(raw.readerIndex(), out, at + OVERHEAD, length);
     }
 

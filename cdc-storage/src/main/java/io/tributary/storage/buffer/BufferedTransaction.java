@@ -52,10 +52,10 @@ public final class BufferedTransaction {
         }
 
         /**
-         * Room for the next event's record of {@code size} bytes, in the last chunk or a new one; returns that chunk,
-         * with the record's position in {@link #reservedAt}. {@code body} is kept beside it.
+         * Room for the next event's record of {@code size} bytes, in the last chunk or a new one ({@link #lastChunk});
+         * returns the record's position there. {@code body} is kept beside it.
          */
-        byte[] reserve(int size, EventBody body, long eventCost) {
+        int reserve(int size, EventBody body, long eventCost) {
             int last = chunks.size() - 1;
             if (last < 0 || used[last] + size > chunks.get(last).length) {
                 int next = last < 0 ? FIRST_CHUNK : Math.min(LARGEST_CHUNK, chunks.get(last).length * 2);
@@ -65,17 +65,19 @@ public final class BufferedTransaction {
                     used = java.util.Arrays.copyOf(used, used.length * 2);
                 }
             }
-            reservedAt = used[last];
+            int at = used[last];
             used[last] += size;
             if (count == bodies.length) {
                 bodies = java.util.Arrays.copyOf(bodies, count * 2);
             }
             bodies[count++] = body;
             cost += eventCost;
-            return chunks.get(last);
+            return at;
         }
 
-        int reservedAt;
+        byte[] lastChunk() {
+            return chunks.get(chunks.size() - 1);
+        }
     }
 
     private final TransactionBuffer buffer;
@@ -230,11 +232,10 @@ public final class BufferedTransaction {
             last = new Segment(eventCount);
             segments.add(last);
         }
-        byte[] to = last.reserve(size, body, cost);
-        placedAt = last.reservedAt;
+        placedAt = last.reserve(size, body, cost);
         memoryBytes += cost;
         buffer.addMemory(cost);
-        return to;
+        return last.lastChunk();
     }
 
     /** After the record of an event of {@code length} raw bytes was written where {@link #place} said. */

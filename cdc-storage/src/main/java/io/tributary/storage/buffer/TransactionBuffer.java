@@ -229,21 +229,16 @@ public final class TransactionBuffer implements AutoCloseable {
         openCount--;
     }
 
-    private List<BufferedTransaction> openList() {
-        List<BufferedTransaction> all = new ArrayList<>(openCount);
-        for (BufferedTransaction t = oldest; t != null; t = t.next) {
-            all.add(t);
-        }
-        return all;
-    }
-
     /** Releases every open transaction, stops following the settings. Does not close the store. */
     @Override
     public void close() {
         List<BufferedTransaction> all;
         synchronized (this) {
             closed = true;
-            all = openList();
+            all = new ArrayList<>(openCount);
+            for (BufferedTransaction t = oldest; t != null; t = t.next) {
+                all.add(t); // release unlinks: walk first, release after
+            }
         }
         all.forEach(BufferedTransaction::release);
         settings.removeListener(onEdit);

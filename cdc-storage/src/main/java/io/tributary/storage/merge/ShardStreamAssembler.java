@@ -164,9 +164,10 @@ public final class ShardStreamAssembler implements AutoCloseable {
      * Most events of a shard are rows events, whose body the merge path copies as bytes, and table maps the shard
      * wrote before with the same bytes: those go from the bytes the shard sent straight into the transaction's
      * buffer, with no heap copy, no decoder and no event object (a table map with the body decoded the first
-     * time). An XID ends its transaction by its header alone. Only plain events qualify: not compressed, not renumbered by an old format, size as the header says,
-     * outside a heartbeat transaction; anything else, a malformed event included, goes through the decoder and its
-     * checks ({@link #decodeAndHandle}). Returns whether the event was taken here.
+     * time). An XID ends its transaction by its header alone. Only plain events qualify: not compressed, not
+     * renumbered by an old format, size as the header says, outside a heartbeat transaction; anything else, a
+     * malformed event included, goes through the decoder and its checks ({@link #decodeAndHandle}). Returns whether
+     * the event was taken here.
      */
     private boolean appendedAsSent(ShardEvent event, long offset) {
         int typeCode = event.type();
@@ -271,40 +272,43 @@ public final class ShardStreamAssembler implements AutoCloseable {
      */
     private static final class KnownTableMaps {
         private static final int SLOTS = 1024;
-        private final byte[][] bodies = new byte[SLOTS][];
-        /** The same bodies as buffers, to compare with events that are not on the heap. */
-        private final ByteBuf[] wrapped = new ByteBuf[SLOTS];
+        /** Remembered bodies, on the heap (compared with {@code Arrays.equals} where the event is too). */
+        private final ByteBuf[] bodies = new ByteBuf[SLOTS];
         private final TableMapEvent[] maps = new TableMapEvent[SLOTS];
 
         /** The decoded table map whose body is {@code raw[from, from + length)}, or null. */
         TableMapEvent find(ByteBuf raw, int from, int length) {
-            if (length < 4) {
+            if (length < 2) {
                 return null;
             }
-            int slot = raw.getUnsignedShortLE(from) & (SLOTS - 1);
-            byte[] known = bodies[slot];
-            if (known == null || known.length != length) {
+            int slot = slot(raw, from);
+            ByteBuf known = bodies[slot];
+            if (known == null || known.readableBytes() != length) {
                 return null;
             }
             boolean same = raw.hasArray()
-                    ? Arrays.equals(raw.array(), raw.arrayOffset() + from, raw.arrayOffset() + from + length, known, 0, length)
-                    : ByteBufUtil.equals(raw, from, wrapped[slot], 0, length);
+                    ? Arrays.equals(raw.array(), raw.arrayOffset() + from, raw.arrayOffset() + from + length, known.array(), 0,
+                            length)
+                    : ByteBufUtil.equals(raw, from, known, 0, length);
             return same ? maps[slot] : null;
         }
 
         void remember(byte[] bytes, int from, int length, TableMapEvent m) {
-            if (length < 4) {
+            if (length < 2) {
                 return;
             }
-            int slot = ((bytes[from] & 0xFF) | (bytes[from + 1] & 0xFF) << 8) & (SLOTS - 1);
-            bodies[slot] = Arrays.copyOfRange(bytes, from, from + length);
-            wrapped[slot] = Unpooled.wrappedBuffer(bodies[slot]);
+            ByteBuf body = Unpooled.wrappedBuffer(Arrays.copyOfRange(bytes, from, from + length));
+            int slot = slot(body, 0);
+            bodies[slot] = body;
             maps[slot] = m;
+        }
+
+        private static int slot(ByteBuf body, int from) {
+            return body.getUnsignedShortLE(from) & (SLOTS - 1);
         }
 
         void clear() {
             Arrays.fill(bodies, null);
-            Arrays.fill(wrapped, null);
             Arrays.fill(maps, null);
         }
     }

@@ -156,19 +156,18 @@ public final class LargeTransactionBenchmark {
         out.println("|---|---|---|---:|---:|");
         Map<String, Map<String, Double>> medians = new LinkedHashMap<>();
         for (String kind : kinds) {
-            Map<String, Double> byMode = new LinkedHashMap<>();
+            Map<String, List<Double>> rates = new LinkedHashMap<>();
             for (String mode : modes) {
-                List<Double> rates = results.stream().filter(r -> r.kind().equals(kind) && r.mode().equals(mode))
-                        .map(Result::megabytesPerSecond).sorted().toList();
-                byMode.put(mode, MergeComparison.median(rates));
+                rates.put(mode, results.stream().filter(r -> r.kind().equals(kind) && r.mode().equals(mode))
+                        .map(Result::megabytesPerSecond).sorted().toList());
             }
+            Map<String, Double> byMode = new LinkedHashMap<>();
+            rates.forEach((mode, r) -> byMode.put(mode, MergeComparison.median(r)));
             medians.put(kind, byMode);
             Double inMemory = byMode.get("off");
             for (String mode : modes) {
-                List<Double> rates = results.stream().filter(r -> r.kind().equals(kind) && r.mode().equals(mode))
-                        .map(Result::megabytesPerSecond).sorted().toList();
                 out.printf(Locale.ROOT, "| %s | %s | %s | %.0f | %s |%n", kind, mode,
-                        String.join(", ", rates.stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList()),
+                        String.join(", ", rates.get(mode).stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList()),
                         byMode.get(mode), inMemory == null ? "-" : String.format(Locale.ROOT, "%.2f", byMode.get(mode) / inMemory));
             }
         }
@@ -258,11 +257,7 @@ public final class LargeTransactionBenchmark {
             }
             long buffered = System.nanoTime() - t0; // every event in the buffer (in memory or spilled)
             if (kind.equals("XA")) {
-                SyntheticShardEvents.beat(feeds, 2);
-                for (int s = 0; s < SHARDS; s++) {
-                    feeds[s].send(SyntheticShardEvents.xaGtid(s, 11, MariaGtidEvent.FL_COMPLETED_XA | MariaGtidEvent.FL_STANDALONE));
-                    feeds[s].send(SyntheticShardEvents.xaCommit(s));
-                }
+                SyntheticShardEvents.commitXa(feeds);
             }
             for (long b = 3; b <= 4; b++) {
                 SyntheticShardEvents.beat(feeds, b);

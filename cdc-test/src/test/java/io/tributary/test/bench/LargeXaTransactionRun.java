@@ -106,11 +106,7 @@ public final class LargeXaTransactionRun {
                 }
                 f.send(SyntheticShardEvents.xaPrepare(s));
             }
-            SyntheticShardEvents.beat(feeds, 2);
-            for (int s = 0; s < SHARDS; s++) {
-                feeds[s].send(SyntheticShardEvents.xaGtid(s, 11, MariaGtidEvent.FL_COMPLETED_XA | MariaGtidEvent.FL_STANDALONE));
-                feeds[s].send(SyntheticShardEvents.xaCommit(s));
-            }
+            SyntheticShardEvents.commitXa(feeds);
             for (long b = 3; b <= 6; b++) {
                 SyntheticShardEvents.beat(feeds, b);
                 stage.drain();

@@ -5,6 +5,7 @@ import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
+import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.order.ShardUnit;
 import io.tributary.core.reader.ShardEvent;
 import io.tributary.core.reader.ShardPosition;
@@ -140,8 +141,20 @@ final class SyntheticShardEvents {
         return event(EventType.XA_PREPARE_LOG.code(), 100 + shard, b.array());
     }
 
+    /**
+     * Commits the XA branch prepared on every feed's shard: heartbeat 2 on all of them, then on each its GTID group
+     * with the {@code XA COMMIT}.
+     */
+    static void commitXa(Feed[] feeds) {
+        beat(feeds, 2);
+        for (Feed f : feeds) {
+            f.send(xaGtid(f.shard, 11, MariaGtidEvent.FL_COMPLETED_XA | MariaGtidEvent.FL_STANDALONE));
+            f.send(xaCommit(f.shard));
+        }
+    }
+
     /** The {@code XA COMMIT} of this shard's branch. */
-    static byte[] xaCommit(int shard) {
+    private static byte[] xaCommit(int shard) {
         return query(shard, "XA COMMIT X'" + hex(GTRID) + "',X'" + hex(bqual(shard)) + "',1");
     }
 
