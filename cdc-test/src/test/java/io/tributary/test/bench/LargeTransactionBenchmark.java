@@ -1,5 +1,6 @@
 package io.tributary.test.bench;
 
+import io.tributary.core.event.BinlogEventRecord;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.order.ShardCheckpoint;
@@ -16,6 +17,9 @@ import io.tributary.storage.merge.GlobalBinlogPipeline;
 import io.tributary.storage.merge.MergeStage;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -48,19 +52,33 @@ import org.knowm.xchart.CategoryChart;
  * {@code binlog.sync}: {@code commit} (the daemon's default: durable once fsynced) or {@code none} (durable once
  * written to the file), which leaves the disk out and shows the CPU path alone. Sampled every 10 ms
  * during the pass: heap used, the buffer's own memory count and RocksDB's bytes; after it, the spill store must be
- * empty again.
+ * empty again. Each pass also gives the bytes the machine's disks wrote during it ({@link DiskWrites}): spilled, the
+ * transaction goes to disk twice, as RocksDB syncs every table file it flushes, and then as the global binlog.
+ *
+ * <p>The peer of the spilled modes, {@value #FLOOR}, runs in the same alternation: the same bytes put into a
+ * {@link SpillStore}, read back and written out durably, with no merge stage; the spilled modes are given against it
+ * too, so that what the merge path adds to RocksDB's own cost shows apart from what RocksDB costs on this machine.
  *
  * <p>Run: {@code ./mvnw -q -Pbench -pl cdc-test -am process-test-classes
  * -Dbench.main=io.tributary.test.bench.LargeTransactionBenchmark -Dbench.args="--mb=1024 --rounds=3"}; options
- * {@code --kinds=single,XA --modes=off,AUTO,FORCE --budget-mb=3072 --out=FILE.png}.
+ * {@code --kinds=single,XA --modes=off,AUTO,FORCE,rocksdb-floor --budget-mb=3072 --sync=commit|none --out=FILE.png}.
+ * The in-memory pass fills a gigabyte of heap: give the JVM a fixed, pre-touched heap
+ * ({@code -Dbench.jvm="-Xms4g -XX:+AlwaysPreTouch"}), as a daemon would run, or the in-memory figure depends on
+ * whether the pass before it left the heap's pages mapped.
  */
 public final class LargeTransactionBenchmark {
 
     private static final int SHARDS = 4;
+    /**
+     * The peer of the spilled modes: the same bytes, in the buffer's chunks, put into a fresh {@link SpillStore}, read
+     * back with its iterator and written to a file made durable as the global binlog is: the least that spilling
+     * these bytes to RocksDB and writing them out costs on this machine, with no merge stage at all.
+     */
+    static final String FLOOR = "rocksdb-floor";
 
     /** One pass. */
     record Result(String kind, String mode, long bytesIn, long nanos, long bufferedNanos, long peakHeap,
-            long peakBufferMemory, long peakRocksDb, long spilledTotal) {
+            long peakBufferMemory, long peakRocksDb, long spilledTotal, long diskWritten) {
         double megabytesPerSecond() {
             return bytesIn / 1e6 / (nanos / 1e9);
         }
@@ -75,7 +93,7 @@ public final class LargeTransactionBenchmark {
         long budgetMb = 3072;
         String sync = "commit";
         List<String> kinds = List.of("single", "XA");
-        List<String> modes = List.of("off", "AUTO", "FORCE");
+        List<String> modes = List.of("off", "AUTO", "FORCE", FLOOR);
         Path plot = null;
         for (String arg : args) {
             if (arg.startsWith("--mb=")) {
@@ -97,7 +115,7 @@ public final class LargeTransactionBenchmark {
                 plot = Path.of(arg.substring(6));
             } else if (!arg.isBlank()) {
                 throw new IllegalArgumentException("Unknown option " + arg + ": allowed are --mb=N --rounds=N --budget-mb=N"
-                        + " --kinds=single,XA --modes=off,AUTO,FORCE --sync=commit|none --out=FILE.png");
+                        + " --kinds=single,XA --modes=off,AUTO,FORCE," + FLOOR + " --sync=commit|none --out=FILE.png");
             }
         }
         for (String k : kinds) {
@@ -106,8 +124,8 @@ public final class LargeTransactionBenchmark {
             }
         }
         for (String m : modes) {
-            if (!m.equals("off") && !m.equals("AUTO") && !m.equals("FORCE")) {
-                throw new IllegalArgumentException("Invalid mode " + m + " in --modes: allowed are off, AUTO, FORCE");
+            if (!m.equals("off") && !m.equals("AUTO") && !m.equals("FORCE") && !m.equals(FLOOR)) {
+                throw new IllegalArgumentException("Invalid mode " + m + " in --modes: allowed are off, AUTO, FORCE, " + FLOOR);
             }
         }
         long heap = Runtime.getRuntime().maxMemory();
@@ -133,8 +151,8 @@ public final class LargeTransactionBenchmark {
         out.println("Warm-up: one discarded 128 MB pass per kind and mode");
         out.println();
         out.println("| round | kind | persist | MB in | seconds: buffered + read back and written | MB/s | heap used, peak"
-                + " | buffer memory, peak | RocksDB, peak | spilled |");
-        out.println("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|");
+                + " | buffer memory, peak | RocksDB, peak | spilled | disk written |");
+        out.println("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         List<Result> results = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             for (String kind : kinds) {
@@ -144,16 +162,17 @@ public final class LargeTransactionBenchmark {
                     String mode = modes.get((m + round - 1) % modes.size());
                     Result r = once(kind, mode, bytes, budget, sync, sample);
                     results.add(r);
-                    out.printf(Locale.ROOT, "| %d | %s | %s | %.0f | %.2f + %.2f = %.2f | %.0f | %d MB | %d MB | %d MB | %d MB |%n",
+                    out.printf(Locale.ROOT, "| %d | %s | %s | %.0f | %.2f + %.2f = %.2f | %.0f | %d MB | %d MB | %d MB | %d MB | %s |%n",
                             round, kind, mode, r.bytesIn() / 1e6, r.bufferedNanos() / 1e9, (r.nanos() - r.bufferedNanos()) / 1e9,
                             r.nanos() / 1e9, r.megabytesPerSecond(), r.peakHeap() >> 20,
-                            r.peakBufferMemory() >> 20, r.peakRocksDb() >> 20, r.spilledTotal() >> 20);
+                            r.peakBufferMemory() >> 20, r.peakRocksDb() >> 20, r.spilledTotal() >> 20,
+                            r.diskWritten() < 0 ? "-" : (r.diskWritten() >> 20) + " MB");
                 }
             }
         }
         out.println();
-        out.println("| kind | persist | MB/s, every round (sorted) | median | median vs in memory |");
-        out.println("|---|---|---|---:|---:|");
+        out.println("| kind | persist | MB/s, every round (sorted) | median | median vs in memory | median vs " + FLOOR + " |");
+        out.println("|---|---|---|---:|---:|---:|");
         Map<String, Map<String, Double>> medians = new LinkedHashMap<>();
         for (String kind : kinds) {
             Map<String, List<Double>> rates = new LinkedHashMap<>();
@@ -164,17 +183,17 @@ public final class LargeTransactionBenchmark {
             Map<String, Double> byMode = new LinkedHashMap<>();
             rates.forEach((mode, r) -> byMode.put(mode, MergeComparison.median(r)));
             medians.put(kind, byMode);
-            Double inMemory = byMode.get("off");
             for (String mode : modes) {
-                out.printf(Locale.ROOT, "| %s | %s | %s | %.0f | %s |%n", kind, mode,
+                out.printf(Locale.ROOT, "| %s | %s | %s | %.0f | %s | %s |%n", kind, mode,
                         String.join(", ", rates.get(mode).stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList()),
-                        byMode.get(mode), inMemory == null ? "-" : String.format(Locale.ROOT, "%.2f", byMode.get(mode) / inMemory));
+                        byMode.get(mode), ratio(byMode, mode, "off"), ratio(byMode, mode, FLOOR));
             }
         }
         if (modes.contains("off")) {
             out.println();
             out.println("Goal: a spilled transaction at no less than half the in-memory rate (AUTO and FORCE medians /"
-                    + " in-memory median >= 0.50).");
+                    + " in-memory median >= 0.50). " + FLOOR + ": RocksDB alone, put + read back + written durably, the"
+                    + " same bytes, no merge stage.");
         }
         if (plot != null) {
             plot(medians, bytes, sync, plot);
@@ -182,11 +201,18 @@ public final class LargeTransactionBenchmark {
         }
     }
 
+    /** {@code mode}'s median over {@code peer}'s, or "-" when the peer did not run. */
+    private static String ratio(Map<String, Double> byMode, String mode, String peer) {
+        Double of = byMode.get(peer);
+        return of == null ? "-" : String.format(Locale.ROOT, "%.2f", byMode.get(mode) / of);
+    }
+
     private static Result once(String kind, String mode, long bytes, long budget, String sync,
             SyntheticShardEvents.Sample sample) throws IOException {
         Path dir = Files.createTempDirectory("tributary-large-bench");
         try {
-            return pass(dir, kind, mode, bytes, budget, sync, sample);
+            return mode.equals(FLOOR) ? floor(dir, kind, bytes, budget, sync, sample)
+                    : pass(dir, kind, mode, bytes, budget, sync, sample);
         } finally {
             try (Stream<Path> walk = Files.walk(dir)) {
                 walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -243,6 +269,7 @@ public final class LargeTransactionBenchmark {
             SyntheticShardEvents.beat(feeds, 1);
             stage.drain();
             sampler.start();
+            long disk0 = DiskWrites.sectorsWritten();
             long t0 = System.nanoTime();
             for (int s = 0; s < branches; s++) {
                 SyntheticShardEvents.Feed f = feeds[s];
@@ -269,6 +296,7 @@ public final class LargeTransactionBenchmark {
                 java.util.concurrent.locks.LockSupport.parkNanos(100_000);
             }
             long nanos = System.nanoTime() - t0;
+            long disk = DiskWrites.bytesSince(disk0);
             done.set(true);
             long written = stage.transactionsWritten();
             long spilledTotal = buffer.spilledBytesTotal();
@@ -292,7 +320,105 @@ public final class LargeTransactionBenchmark {
                         + ", which the mode does not explain");
             }
             return new Result(kind, mode, (long) rowsPerBranch * branches * rows.length, nanos, buffered, peaks[0], peaks[1],
-                    peaks[2], spilledTotal);
+                    peaks[2], spilledTotal, disk);
+        }
+    }
+
+    /**
+     * The {@link #FLOOR} pass: the transaction's rows events as the buffer spills them in FORCE (one record per chunk:
+     * a 512 KB event is larger than a chunk), put into a fresh spill store under the branch's transaction id, then per
+     * branch read back in order and written to a file, made durable as {@code binlog.sync} says. Timed like a pass:
+     * from the first put until the file is durable, "buffered" when the last put returned.
+     */
+    private static Result floor(Path dir, String kind, long bytes, long budget, String sync,
+            SyntheticShardEvents.Sample sample) throws IOException {
+        byte[] rows = sample.rows();
+        int branches = kind.equals("XA") ? SHARDS : 1;
+        int rowsPerBranch = (int) Math.max(1, bytes / branches / rows.length);
+        byte[] record = new byte[BinlogEventRecord.OVERHEAD + rows.length];
+        System.arraycopy(rows, 0, record, BinlogEventRecord.OVERHEAD, rows.length);
+        byte[] into = new byte[record.length + 1024];
+        System.gc();
+        Runtime rt = Runtime.getRuntime();
+        try (SpillStore store = SpillStore.open(dir.resolve("spill"));
+                FileChannel out = FileChannel.open(dir.resolve("floor.bin"), StandardOpenOption.CREATE_NEW,
+                        StandardOpenOption.WRITE)) {
+            long disk0 = DiskWrites.sectorsWritten();
+            long t0 = System.nanoTime();
+            for (int b = 0; b < branches; b++) {
+                for (int r = 0; r < rowsPerBranch; r++) {
+                    store.put(b, r, record, record.length);
+                }
+            }
+            long buffered = System.nanoTime() - t0;
+            long peakHeap = rt.totalMemory() - rt.freeMemory();
+            long peakRocksDb = store.sizeBytes();
+            long read = 0;
+            for (int b = 0; b < branches; b++) {
+                try (SpillStore.ChunkIterator chunks = store.chunks(b)) {
+                    while (chunks.hasNext()) {
+                        int length = chunks.next(into);
+                        ByteBuffer src = ByteBuffer.wrap(into, 0, length);
+                        while (src.hasRemaining()) {
+                            out.write(src);
+                        }
+                        read += length;
+                    }
+                }
+            }
+            if (sync.equals("commit")) {
+                out.force(false);
+            }
+            long nanos = System.nanoTime() - t0;
+            long disk = DiskWrites.bytesSince(disk0);
+            long expected = (long) branches * rowsPerBranch * record.length;
+            if (read != expected) {
+                throw new IllegalStateException(kind + " " + FLOOR + ": read back " + read + " bytes of " + expected);
+            }
+            for (int b = 0; b < branches; b++) {
+                store.delete(b);
+            }
+            store.compact();
+            if (!store.isEmpty()) {
+                throw new IllegalStateException(kind + " " + FLOOR + ": RocksDB spill store not empty afterwards");
+            }
+            return new Result(kind, FLOOR, (long) rowsPerBranch * branches * rows.length, nanos, buffered, peakHeap, 0,
+                    peakRocksDb, expected, disk);
+        }
+    }
+
+    /**
+     * Bytes the machine's disks wrote, from {@code /proc/diskstats} (whole disks, those under {@code /sys/block}): the
+     * whole machine's, so a quiet machine is assumed. What a pass made durable is on disk when it ends; what it only
+     * wrote to the page cache may be written later, or never when its file is deleted first. -1 where not Linux.
+     */
+    static final class DiskWrites {
+        private DiskWrites() {
+        }
+
+        static long sectorsWritten() {
+            Path stats = Path.of("/proc/diskstats");
+            if (!Files.isReadable(stats)) {
+                return -1;
+            }
+            try {
+                long sectors = 0;
+                for (String line : Files.readAllLines(stats)) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length > 9 && Files.isDirectory(Path.of("/sys/block", f[2]))) {
+                        sectors += Long.parseLong(f[9]);
+                    }
+                }
+                return sectors;
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+        }
+
+        /** Bytes written since {@code sectorsBefore} (512-byte sectors, as the kernel counts them), or -1. */
+        static long bytesSince(long sectorsBefore) {
+            long now = sectorsWritten();
+            return sectorsBefore < 0 || now < 0 ? -1 : (now - sectorsBefore) * 512;
         }
     }
 
@@ -309,7 +435,8 @@ public final class LargeTransactionBenchmark {
                 x.add(kind.equals("XA") ? "XA over 4 shards" : "single (one shard)");
                 y.add(medians.get(kind).get(mode));
             }
-            chart.addSeries(mode.equals("off") ? "in memory (persist off)" : mode, x, y);
+            chart.addSeries(mode.equals("off") ? "in memory (persist off)"
+                    : mode.equals(FLOOR) ? "RocksDB alone (put, read, write out)" : mode, x, y);
         }
         Files.createDirectories(file.toAbsolutePath().getParent());
         BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
