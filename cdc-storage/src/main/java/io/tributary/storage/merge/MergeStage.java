@@ -84,6 +84,12 @@ public final class MergeStage implements AutoCloseable {
     private final TransactionMerger merger;
     private final List<ShardStreamAssembler> assemblers = new ArrayList<>();
     private final ArrayDeque<Written> undurable = new ArrayDeque<>();
+    /**
+     * Held while transactions the durable mark covers are released (on the syncer thread, or the append thread at
+     * the end of a batch), and by {@link #close} while it frees what is left: close returns only once no release is
+     * under way, so whoever closes the buffer and the spill store next does not race a range delete still running.
+     */
+    private final Object releasing = new Object();
     private final Consumer<DurableMark> onDurable = this::durable;
     private final List<ArrayDeque<long[]>> heartbeats = new ArrayList<>();
     private final long[] lastHeartbeat;
@@ -324,21 +330,23 @@ public final class MergeStage implements AutoCloseable {
 
     /** Releases the buffers of every transaction the durable mark covers. */
     private void durable(DurableMark mark) {
-        List<Written> done = new ArrayList<>();
-        synchronized (undurable) {
-            while (!undurable.isEmpty() && undurable.peekFirst().sequence() <= mark.lastSequence()) {
-                done.add(undurable.pollFirst());
+        synchronized (releasing) {
+            List<Written> done = new ArrayList<>();
+            synchronized (undurable) {
+                while (!undurable.isEmpty() && undurable.peekFirst().sequence() <= mark.lastSequence()) {
+                    done.add(undurable.pollFirst());
+                }
             }
-        }
-        long now = done.isEmpty() ? 0 : System.currentTimeMillis();
-        DelayListener listener = delayListener;
-        for (Written w : done) {
-            for (int i = 0; i < w.shards().length; i++) {
-                settle(w.shards()[i], w.commitMillis()[i]);
-                listener.durable(w.shards()[i], w.commitMillis()[i], now);
-            }
-            for (BufferedTransaction t : w.buffers()) {
-                t.release();
+            long now = done.isEmpty() ? 0 : System.currentTimeMillis();
+            DelayListener listener = delayListener;
+            for (Written w : done) {
+                for (int i = 0; i < w.shards().length; i++) {
+                    settle(w.shards()[i], w.commitMillis()[i]);
+                    listener.durable(w.shards()[i], w.commitMillis()[i], now);
+                }
+                for (BufferedTransaction t : w.buffers()) {
+                    t.release();
+                }
             }
         }
     }
@@ -385,13 +393,17 @@ public final class MergeStage implements AutoCloseable {
         writer.durability().removeListener(onDurable);
         sorter.forEachWaiting(BufferedTransaction::release);
         merger.carriedBuffers().forEach(BufferedTransaction::release);
-        List<Written> held;
-        synchronized (undurable) {
-            held = new ArrayList<>(undurable);
-            undurable.clear();
-        }
-        for (Written w : held) {
-            w.buffers().forEach(BufferedTransaction::release);
+        // a mark published just before the listener was removed may still be releasing on the syncer thread: wait
+        // for it (a later one finds nothing left)
+        synchronized (releasing) {
+            List<Written> held;
+            synchronized (undurable) {
+                held = new ArrayList<>(undurable);
+                undurable.clear();
+            }
+            for (Written w : held) {
+                w.buffers().forEach(BufferedTransaction::release);
+            }
         }
         log.info("merge stage closed after {} global transactions ({} shard units); {} units still waited: {}",
                 written, units, sorter.waiting(), sorter.describeWaiting());
