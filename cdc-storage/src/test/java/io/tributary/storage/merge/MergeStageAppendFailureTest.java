@@ -1,5 +1,8 @@
 package io.tributary.storage.merge;
 
+import static io.tributary.storage.merge.StageUnits.heartbeat;
+import static io.tributary.storage.merge.StageUnits.sealed;
+import static io.tributary.storage.merge.StageUnits.transaction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,7 +10,6 @@ import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.FormatDescription;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.order.ShardUnit;
 import io.tributary.core.reader.ShardPosition;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
@@ -50,7 +52,7 @@ class MergeStageAppendFailureTest {
             MergeStage stage = new MergeStage(List.of(ShardCheckpoint.at("s0", ShardPosition.at("bin.000001", 4))),
                     writer, buffer, LogicalNames.defaults(), Duration.ofSeconds(60), 16);
             stage.offer(heartbeat(10, 1));
-            stage.offer(transaction(buffer, fde, dml, 20, "0-1-1"));
+            stage.offer(transaction(sealed(buffer, fde, dml, "0-1-1"), 20));
             writer.close(); // every later append fails
             stage.offer(heartbeat(30, 2));
             stage.drain(); // hands the transaction over; the append thread fails on it
@@ -60,26 +62,12 @@ class MergeStageAppendFailureTest {
                     .rootCause().hasMessageContaining("is closed");
             assertThat(stage.failure()).hasMessageContaining("is closed");
 
-            stage.offer(transaction(buffer, fde, dml, 40, "0-1-2"));
+            stage.offer(transaction(sealed(buffer, fde, dml, "0-1-2"), 40));
             stage.offer(heartbeat(50, 3));
             assertThatThrownBy(stage::drain).as("the next hand-over")
                     .hasMessageContaining("global-binlog-append failed").rootCause().hasMessageContaining("is closed");
             stage.close(); // returns: the failed ring drains by discarding
             assertThat(stage.transactionsWritten()).isZero();
         }
-    }
-
-    private static ShardUnit<BufferedTransaction> heartbeat(long sequence, long beat) {
-        ShardPosition at = ShardPosition.at("bin.000001", sequence);
-        return new ShardUnit<>(0, sequence, ShardUnit.Kind.HEARTBEAT, 0, null, beat, "hb-" + beat, at, at, null);
-    }
-
-    private static ShardUnit<BufferedTransaction> transaction(TransactionBuffer buffer, FormatDescription fde,
-            List<BinlogEvent> events, long sequence, String key) {
-        BufferedTransaction t = buffer.begin("s0", key, fde);
-        events.forEach(t::append);
-        t.seal();
-        ShardPosition at = ShardPosition.at("bin.000001", sequence);
-        return new ShardUnit<>(0, sequence, ShardUnit.Kind.TRANSACTION, 1_000_000L, null, 0, key, at, at, t);
     }
 }

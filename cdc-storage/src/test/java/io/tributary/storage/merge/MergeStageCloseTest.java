@@ -1,12 +1,14 @@
 package io.tributary.storage.merge;
 
+import static io.tributary.storage.merge.StageUnits.heartbeat;
+import static io.tributary.storage.merge.StageUnits.sealed;
+import static io.tributary.storage.merge.StageUnits.transaction;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.FormatDescription;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.order.ShardUnit;
 import io.tributary.core.reader.ShardPosition;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
@@ -65,8 +67,8 @@ class MergeStageCloseTest {
                 }
             });
             stage.offer(heartbeat(10, 1));
-            BufferedTransaction spilled = transaction(buffer, fde, dml, "0-1-1");
-            stage.offer(unit(spilled, 20));
+            BufferedTransaction spilled = sealed(buffer, fde, dml, "0-1-1");
+            stage.offer(transaction(spilled, 20));
             stage.offer(heartbeat(30, 2));
             stage.drain();
             stage.awaitAppended();
@@ -90,23 +92,5 @@ class MergeStageCloseTest {
             assertThat(store.isEmpty()).as("spill store empty after close").isTrue();
             assertThat(stage.transactionsWritten()).isEqualTo(1);
         }
-    }
-
-    private static ShardUnit<BufferedTransaction> heartbeat(long sequence, long beat) {
-        ShardPosition at = ShardPosition.at("bin.000001", sequence);
-        return new ShardUnit<>(0, sequence, ShardUnit.Kind.HEARTBEAT, 0, null, beat, "hb-" + beat, at, at, null);
-    }
-
-    private static BufferedTransaction transaction(TransactionBuffer buffer, FormatDescription fde,
-            List<BinlogEvent> events, String key) {
-        BufferedTransaction t = buffer.begin("s0", key, fde);
-        events.forEach(t::append);
-        t.seal();
-        return t;
-    }
-
-    private static ShardUnit<BufferedTransaction> unit(BufferedTransaction t, long sequence) {
-        ShardPosition at = ShardPosition.at("bin.000001", sequence);
-        return new ShardUnit<>(0, sequence, ShardUnit.Kind.TRANSACTION, 1_000_000L, null, 0, t.key(), at, at, t);
     }
 }
