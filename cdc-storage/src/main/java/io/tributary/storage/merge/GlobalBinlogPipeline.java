@@ -11,6 +11,7 @@ import io.tributary.core.reader.ShardReaderConfig;
 import io.tributary.core.reader.ShardReaderException;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.storage.memory.MemoryBudget;
 import io.tributary.storage.pipeline.HandOff;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,11 +72,12 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final int ringSize;
     /**
-     * Bytes of shard events the ring may hold at once: the ring bounds events by count, and with large rows
-     * (512 KB) a full ring of 4096 would be 2 GB, far beyond a small heap. Readers wait above this (their own
-     * buffers then fill and they stop reading the socket); one event larger than it passes alone.
+     * Bytes of shard events the ring may hold at once ({@link MemoryBudget#mergeRing()}): the ring bounds events
+     * by count, and with large rows (512 KB) a full ring of 4096 would be 2 GB, far beyond a small heap. Readers
+     * wait above this (their own buffers then fill and they stop reading the socket); one event larger than it
+     * passes alone.
      */
-    private final long ringBytesLimit = Math.max(4L << 20, Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16));
+    private final long ringBytesLimit;
     private final Object ringBytesLock = new Object();
     private long ringBytes;
     private volatile boolean closing;
@@ -92,6 +94,21 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
      */
     public GlobalBinlogPipeline(List<ShardReaderConfig> shards, Map<String, ShardCheckpoint> recovered,
             GlobalBinlogWriter writer, TransactionBuffer buffer, LogicalNames naming, Duration xaMaxWait, int ringSize) {
+        this(shards, recovered, writer, buffer, naming, xaMaxWait, ringSize,
+                MemoryBudget.forThisJvm(shards.size()).mergeRing());
+    }
+
+    /**
+     * @param ringBytes  bytes of shard events the readers' ring may hold ({@link MemoryBudget#mergeRing()})
+     * @see #GlobalBinlogPipeline(List, Map, GlobalBinlogWriter, TransactionBuffer, LogicalNames, Duration, int)
+     */
+    public GlobalBinlogPipeline(List<ShardReaderConfig> shards, Map<String, ShardCheckpoint> recovered,
+            GlobalBinlogWriter writer, TransactionBuffer buffer, LogicalNames naming, Duration xaMaxWait, int ringSize,
+            long ringBytes) {
+        if (ringBytes <= 0) {
+            throw new IllegalArgumentException("merge ring bytes must be positive, got " + ringBytes);
+        }
+        this.ringBytesLimit = ringBytes;
         List<ShardCheckpoint> start = new ArrayList<>();
         List<ShardReaderConfig> resumed = new ArrayList<>();
         for (ShardReaderConfig c : shards) {
