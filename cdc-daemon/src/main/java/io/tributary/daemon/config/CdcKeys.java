@@ -43,9 +43,10 @@ public final class CdcKeys {
                     + " privileges on `__cdc__` (the heartbeat table).")
             .build();
     public static final ConfigKey<String> SHARD_PASSWORD = ConfigKey.define("cdc.shards[i].password", String.class)
-            .parser(v -> v).doc("The account's password; or password-env, not both.").build();
+            .parser(v -> v).doc("The account's password, inline; or password-env (not both).").build();
     public static final ConfigKey<String> SHARD_PASSWORD_ENV = ConfigKey.define("cdc.shards[i].password-env",
-            String.class).parser(v -> v).doc("The name of an environment variable holding the password.").build();
+            String.class).parser(v -> v).doc("The name of an environment variable holding the account's password; or"
+                    + " password (not both).").build();
     public static final ConfigKey<Boolean> SHARD_TLS = ConfigKey.define("cdc.shards[i].tls", Boolean.class)
             .defaultValue("false").parser(CdcKeys::parseBoolean).doc("Connect to the shard with TLS.").build();
     public static final ConfigKey<ShardStart> SHARD_START = ConfigKey.define("cdc.shards[i].start", ShardStart.class)
@@ -87,7 +88,7 @@ public final class CdcKeys {
                 default -> throw new IllegalArgumentException(v.isEmpty() ? "database or table is required"
                         : "must be database or table");
             })
-            .doc("database or table.").build();
+            .doc("database or table: which names the rule renames.").build();
     public static final ConfigKey<Pattern> NAMING_RULE_PATTERN = ConfigKey.define("cdc.naming.rules[i].pattern",
             Pattern.class).required()
             .parser(v -> {
@@ -133,9 +134,10 @@ public final class CdcKeys {
                     + " Without it the admin endpoints answer 403.")
             .build();
     public static final ConfigKey<String> ADMIN_PASSWORD = ConfigKey.define("cdc.admin.password", String.class)
-            .parser(v -> v).doc("Its password; or password-env, not both.").build();
+            .parser(v -> v).doc("Its password, inline; or password-env (not both).").build();
     public static final ConfigKey<String> ADMIN_PASSWORD_ENV = ConfigKey.define("cdc.admin.password-env",
-            String.class).parser(v -> v).doc("The name of an environment variable holding its password.").build();
+            String.class).parser(v -> v).doc("The name of an environment variable holding its password; or password"
+                    + " (not both).").build();
     public static final ConfigKey<String> OVERRIDES_FILE = ConfigKey.define("cdc.overrides.file", String.class)
             .defaultValue("tributary-overrides.properties").parser(v -> v)
             .doc("Where live edits are saved; read over the configuration file at startup, so edits survive a"

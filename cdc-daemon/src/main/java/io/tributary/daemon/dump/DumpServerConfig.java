@@ -110,8 +110,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
             })
             .doc("Newest part of the global binlog kept in memory and shared by every tailing subscriber (no disk read"
                     + " for them); a subscriber further behind reads the files. 0 turns it off. At most the JVM's max"
-                    + " heap. Unset: 256MB or an eighth of the max heap, whichever is smaller (the transaction buffer"
-                    + " takes 25% by default).")
+                    + " heap; the default leaves room beside the transaction buffer (25% of the heap by default).")
             .build();
     public static final ConfigKey<Long> SUBSCRIBER_BUFFER = ConfigKey.define("dump.subscriber.buffer", Long.class)
             .defaultValue("1MB").parser(ByteSize::parse).validator(inRange((long) MIN_SUBSCRIBER_BUFFER, 1L << 30))
@@ -138,9 +137,11 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
                     + " one is required: without dump.users Tributary refuses to start.")
             .build();
     public static final ConfigKey<String> USER_PASSWORD = ConfigKey.define("dump.users[i].password", String.class)
-            .parser(v -> v).doc("Its password (kept only hashed in memory); or password-env, not both.").build();
+            .parser(v -> v).doc("Its password, inline; or password-env (not both). Passwords are kept only hashed in"
+                    + " memory.").build();
     public static final ConfigKey<String> USER_PASSWORD_ENV = ConfigKey.define("dump.users[i].password-env",
-            String.class).parser(v -> v).doc("The name of an environment variable holding its password.").build();
+            String.class).parser(v -> v).doc("The name of an environment variable holding its password; or password"
+                    + " (not both). Passwords are kept only hashed in memory.").build();
     public static final ConfigKey<Boolean> USER_ADMIN = ConfigKey.define("dump.users[i].admin", Boolean.class)
             .defaultValue("false").parser(DumpServerConfig::parseBoolean)
             .doc("May change the live settings (the storage.persist keys) with SQL on the dump port: SHOW VARIABLES"

@@ -60,7 +60,7 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
             .defaultValue("500MB").parser(BinlogConfig::parseSize)
             .validator(v -> require(v >= MIN_FILE_SIZE && v <= MAX_FILE_SIZE,
                     "must be " + MIN_FILE_SIZE + " to " + MAX_FILE_SIZE + " bytes (log_pos is 32 bits)"))
-            .doc("Rotate to a new file once a file passes this size (between transactions).").build();
+            .doc("Rotate to a new file once a file passes this size (always between transactions).").build();
     public static final ConfigKey<SyncPolicy> SYNC = ConfigKey.define("binlog.sync", SyncPolicy.class)
             .defaultValue("commit").parser(v -> switch (v.toLowerCase(Locale.ROOT)) {
                 case "commit" -> SyncPolicy.COMMIT;
@@ -68,7 +68,8 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
                 case "none" -> SyncPolicy.NONE;
                 default -> throw new IllegalArgumentException("must be commit, interval or none");
             })
-            .doc("commit: fsync before a transaction is durable (group commit); interval; none.").build();
+            .doc("commit: fsync before a transaction counts as durable (group commit); interval: every"
+                    + " binlog.sync.interval; none.").build();
     public static final ConfigKey<Duration> SYNC_INTERVAL = ConfigKey.define("binlog.sync.interval", Duration.class)
             .defaultValue("10ms").parser(BinlogConfig::parseDuration)
             .validator(v -> require(!v.isNegative() && !v.isZero() && v.compareTo(Duration.ofMinutes(1)) <= 0,
@@ -85,7 +86,7 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
     public static final ConfigKey<Long> SERVER_ID = ConfigKey.define("binlog.server.id", Long.class)
             .defaultValue("1").parser(Long::parseLong)
             .validator(v -> require(v >= 1 && v <= 0xFFFF_FFFFL, "must be 1 to 4294967295"))
-            .doc("server_id on every event written (1 to 4294967295).").build();
+            .doc("server_id on every event written (1 to 4294967295); distinct from every replica's.").build();
     public static final ConfigKey<Long> DOMAIN_ID = ConfigKey.define("binlog.domain.id", Long.class)
             .defaultValue("0").parser(Long::parseLong)
             .validator(v -> require(v >= 0 && v <= 0xFFFF_FFFFL, "must be 0 to 4294967295"))

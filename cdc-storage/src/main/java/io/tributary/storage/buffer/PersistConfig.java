@@ -71,8 +71,7 @@ public final class PersistConfig {
         declare(ConfigKey.define(MEMORY_LIMIT, Long.class)
                 .computedDefault(() -> ByteSize.format(maxHeapBytes / 4), "25% of the max heap")
                 .parser(ByteSize::parse).validator(this::checkMemoryLimit)
-                .doc("The buffer's memory budget: its own byte accounting, not the heap gauge."
-                        + " Default 25% of the max heap; at most the max heap.")
+                .doc("The buffer's memory budget: its own byte accounting, not the heap gauge. At most the max heap.")
                 .liveEditable().build());
         declare(ConfigKey.define(PATH, Path.class).defaultValue("data/spill").parser(PersistConfig::parsePath)
                 .doc("Directory of the RocksDB spill store; wiped at start. Takes effect at start only.").build());
