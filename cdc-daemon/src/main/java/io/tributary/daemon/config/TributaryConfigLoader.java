@@ -187,10 +187,9 @@ public final class TributaryConfigLoader {
             String readerIdText = env.getProperty(readerIdKey);
             Long readerId = problems.read(CdcKeys.SHARD_READER_SERVER_ID, readerIdKey, readerIdText != null
                     ? readerIdText : String.valueOf(CdcKeys.defaultReaderServerId(idBase, i)), true);
-            shards.add(new ShardConfig(i, name == null ? env.getProperty(nameKey) : name,
-                    host == null ? env.getProperty(CdcKeys.SHARD_HOST.name(i)) : host, port == null ? 0 : port,
-                    user == null ? env.getProperty(CdcKeys.SHARD_USER.name(i)) : user, password,
-                    Boolean.TRUE.equals(tls), start == null ? ShardStart.EARLIEST : start, readerId == null ? 1 : readerId));
+            // a refused value leaves a placeholder: the problems are thrown before the shard is used
+            shards.add(new ShardConfig(i, name, host, port == null ? 0 : port, user, password, Boolean.TRUE.equals(tls),
+                    start == null ? ShardStart.EARLIEST : start, readerId == null ? 1 : readerId));
         }
         if (shards.isEmpty()) {
             problems.add("cdc.shards", "(none)", "at least one shard is required: cdc.shards[0].host, .port, .user,"

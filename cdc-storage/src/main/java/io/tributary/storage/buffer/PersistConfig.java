@@ -12,19 +12,9 @@ import java.util.Map;
 
 /**
  * The declaration of the {@code storage.*} keys of the transaction buffer (names, types, defaults and
- * meanings exactly as ARCHITECTURE.md, "Spilling"), and the validation of a whole snapshot of them.
- *
- * <table>
- * <caption>keys</caption>
- * <tr><th>key</th><th>default</th></tr>
- * <tr><td>storage.isPersistOn</td><td>true</td></tr>
- * <tr><td>storage.persist.mode</td><td>AUTO</td></tr>
- * <tr><td>storage.persistNewThreshold</td><td>0.85</td></tr>
- * <tr><td>storage.persistAllThreshold</td><td>0.95</td></tr>
- * <tr><td>storage.txnPersistThreshold</td><td>100MB</td></tr>
- * <tr><td>storage.memoryLimit</td><td>25% of the max heap</td></tr>
- * <tr><td>storage.path</td><td>data/spill</td></tr>
- * </table>
+ * meanings exactly as ARCHITECTURE.md, "Spilling"; the daemon's docs/configuration.md is generated from them),
+ * and the validation of a whole snapshot of them. The memory limit's default and bound depend on the max heap,
+ * so the keys are declared per heap size.
  *
  * <p>{@link #parse} reports every problem, not only the first, as "Invalid value V for configuration K:
  * reason". Immutable and thread-safe.
