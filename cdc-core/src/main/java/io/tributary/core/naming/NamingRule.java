@@ -1,5 +1,6 @@
 package io.tributary.core.naming;
 
+import io.tributary.core.config.ConfigProblem;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,8 +38,8 @@ public record NamingRule(Scope scope, Pattern pattern, String replacement) {
         try {
             return new NamingRule(scope, Pattern.compile(regex), replacement);
         } catch (java.util.regex.PatternSyntaxException e) {
-            throw new IllegalArgumentException("Invalid value " + regex + " for configuration naming rule (" + scope
-                    + "): not a regular expression: " + e.getDescription(), e);
+            throw new IllegalArgumentException(ConfigProblem.invalid("naming rule (" + scope + ")", regex,
+                    "not a regular expression: " + e.getDescription()).message(), e);
         }
     }
 

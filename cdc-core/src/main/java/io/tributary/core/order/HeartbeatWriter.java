@@ -1,5 +1,6 @@
 package io.tributary.core.order;
 
+import io.tributary.core.config.ConfigProblem;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -113,8 +114,8 @@ public final class HeartbeatWriter implements AutoCloseable {
             throw new IllegalArgumentException("at least one shard required");
         }
         if (interval.isNegative() || interval.isZero()) {
-            throw new IllegalArgumentException("Invalid value " + interval + " for configuration cdc.heartbeat.interval:"
-                    + " must be positive");
+            throw new IllegalArgumentException(ConfigProblem.invalid("cdc.heartbeat.interval", interval,
+                    "must be positive").message());
         }
         this.targets = List.copyOf(targets);
         this.connections = new Connection[targets.size()];

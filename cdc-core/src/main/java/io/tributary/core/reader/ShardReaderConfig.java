@@ -1,5 +1,6 @@
 package io.tributary.core.reader;
 
+import io.tributary.core.config.ConfigProblem;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,18 +40,12 @@ public record ShardReaderConfig(String shardName, String host, int port, String 
 
         public Backoff {
             List<String> problems = new ArrayList<>();
-            if (initialDelay == null || initialDelay.isNegative() || initialDelay.isZero()) {
-                problems.add("Invalid value " + initialDelay + " for configuration backoff.initialDelay: must be positive");
-            }
-            if (maxDelay == null || initialDelay != null && maxDelay.compareTo(initialDelay) < 0) {
-                problems.add("Invalid value " + maxDelay + " for configuration backoff.maxDelay: must be >= initialDelay");
-            }
-            if (!(multiplier >= 1.0)) {
-                problems.add("Invalid value " + multiplier + " for configuration backoff.multiplier: must be >= 1");
-            }
-            if (maxAttempts < 0) {
-                problems.add("Invalid value " + maxAttempts + " for configuration backoff.maxAttempts: must be >= 0");
-            }
+            check(problems, initialDelay != null && !initialDelay.isNegative() && !initialDelay.isZero(),
+                    "backoff.initialDelay", initialDelay, "must be positive");
+            check(problems, maxDelay != null && (initialDelay == null || maxDelay.compareTo(initialDelay) >= 0),
+                    "backoff.maxDelay", maxDelay, "must be >= initialDelay");
+            check(problems, multiplier >= 1.0, "backoff.multiplier", multiplier, "must be >= 1");
+            check(problems, maxAttempts >= 0, "backoff.maxAttempts", maxAttempts, "must be >= 0");
             if (!problems.isEmpty()) {
                 throw new IllegalArgumentException(String.join("; ", problems));
             }
@@ -88,7 +83,7 @@ public record ShardReaderConfig(String shardName, String host, int port, String 
 
     private static void check(List<String> problems, boolean ok, String key, Object value, String reason) {
         if (!ok) {
-            problems.add("Invalid value " + value + " for configuration " + key + ": " + reason);
+            problems.add(ConfigProblem.invalid(key, value, reason).message());
         }
     }
 

@@ -1,6 +1,6 @@
 package io.tributary.daemon.admin;
 
-import io.tributary.storage.buffer.InvalidConfigurationException;
+import io.tributary.core.config.ConfigurationException;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -36,7 +36,7 @@ public class AdminConfigController {
         try {
             String old = live.edit(key, value);
             return ResponseEntity.ok(Map.of("key", key, "old", old, "new", live.values().get(key)));
-        } catch (InvalidConfigurationException e) {
+        } catch (ConfigurationException e) {
             return ResponseEntity.status(HttpStatus.BAD_REQUEST).body(Map.of("error", e.getMessage()));
         }
     }

@@ -1,5 +1,6 @@
 package io.tributary.daemon.admin;
 
+import io.tributary.daemon.config.CdcKeys;
 import io.tributary.daemon.config.TributaryConfig;
 import io.tributary.storage.buffer.PersistConfig;
 import java.nio.file.Path;
@@ -14,17 +15,16 @@ public class AdminConfiguration {
 
     @Bean
     LiveConfig liveConfig(TributaryConfig config, Environment env) {
-        Path overrides = Path.of(env.getProperty(OverridesEnvironmentPostProcessor.FILE_KEY,
-                OverridesEnvironmentPostProcessor.DEFAULT_FILE));
+        Path overrides = OverridesEnvironmentPostProcessor.overridesFile(env);
         return new LiveConfig(PersistConfig.forThisJvm(), config.persist(), overrides);
     }
 
     @Bean
     FilterRegistrationBean<AdminAuthentication> adminAuthentication(Environment env) {
-        String passwordEnv = env.getProperty("cdc.admin.password-env");
-        String password = passwordEnv != null ? System.getenv(passwordEnv) : env.getProperty("cdc.admin.password");
+        String passwordEnv = env.getProperty(CdcKeys.ADMIN_PASSWORD_ENV.name());
+        String password = passwordEnv != null ? System.getenv(passwordEnv) : env.getProperty(CdcKeys.ADMIN_PASSWORD.name());
         FilterRegistrationBean<AdminAuthentication> bean = new FilterRegistrationBean<>(
-                new AdminAuthentication(env.getProperty("cdc.admin.user"), password));
+                new AdminAuthentication(env.getProperty(CdcKeys.ADMIN_USER.name()), password));
         bean.addUrlPatterns("/admin/*");
         return bean;
     }

@@ -1,7 +1,7 @@
 package io.tributary.daemon.admin;
 
+import io.tributary.core.config.ConfigurationException;
 import io.tributary.daemon.dump.LiveVariables;
-import io.tributary.storage.buffer.InvalidConfigurationException;
 import io.tributary.storage.buffer.LivePersistSettings;
 import io.tributary.storage.buffer.PersistConfig;
 import io.tributary.storage.buffer.PersistSettings;
@@ -69,13 +69,12 @@ public final class LiveConfig implements LiveVariables {
      * Changes one key.
      *
      * @return the previous value
-     * @throws InvalidConfigurationException naming the key, the value and what is allowed; nothing changed
+     * @throws ConfigurationException naming the key, the value and what is allowed; nothing changed
      */
     public synchronized String edit(String key, String value) {
         if (keys.key(key) == null) {
-            throw new InvalidConfigurationException(java.util.List.of("Invalid value " + value + " for configuration "
-                    + key + ": unknown key or not editable while running (editable: " + String.join(", ",
-                    values().keySet()) + ")"));
+            throw ConfigurationException.invalid(key, value, "unknown key or not editable while running (editable: "
+                    + String.join(", ", values().keySet()) + ")");
         }
         String old = persist.values().get(key);
         persist.apply(Map.of(key, value.strip()));

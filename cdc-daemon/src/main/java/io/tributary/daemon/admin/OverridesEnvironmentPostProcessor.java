@@ -1,11 +1,13 @@
 package io.tributary.daemon.admin;
 
+import io.tributary.daemon.config.CdcKeys;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.env.EnvironmentPostProcessor;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
@@ -14,15 +16,17 @@ import org.springframework.core.env.MapPropertySource;
  */
 public class OverridesEnvironmentPostProcessor implements EnvironmentPostProcessor {
 
-    static final String FILE_KEY = "cdc.overrides.file";
-    static final String DEFAULT_FILE = "tributary-overrides.properties";
-
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-        Path file = Path.of(environment.getProperty(FILE_KEY, DEFAULT_FILE));
+        Path file = overridesFile(environment);
         Map<String, Object> values = new LinkedHashMap<>(LiveConfig.readOverrides(file));
         if (!values.isEmpty()) {
             environment.getPropertySources().addFirst(new MapPropertySource("tributary-overrides " + file, values));
         }
+    }
+
+    /** {@code cdc.overrides.file}, or its default. */
+    static Path overridesFile(Environment environment) {
+        return Path.of(environment.getProperty(CdcKeys.OVERRIDES_FILE.name(), CdcKeys.OVERRIDES_FILE.defaultText()));
     }
 }

@@ -1,8 +1,11 @@
 package io.tributary.daemon.dump;
 
 import io.tributary.core.event.BinlogFlavor;
-import io.tributary.storage.buffer.ByteSize;
-import io.tributary.storage.buffer.DurationText;
+import io.tributary.core.config.ByteSize;
+import io.tributary.core.config.ConfigKey;
+import io.tributary.core.config.ConfigProblems;
+import io.tributary.core.config.ConfigurationException;
+import io.tributary.core.config.DurationText;
 
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -22,8 +25,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * The dump server's settings ({@code dump.*}). Every key is declared once in {@link Key} with its default and
- * meaning; {@link #parse} reads a snapshot of string values and reports every problem at once, each worded
+ * The dump server's settings ({@code dump.*}). Every key is declared once below ({@link #KEYS}) with its default,
+ * validator and meaning; {@link #parse} reads a snapshot of string values and reports every problem at once, each worded
  * {@code Invalid value V for configuration K: reason}.
  *
  * <p>Accounts: {@code dump.users[i].name}, {@code .password} or {@code .password-env} (the name of an
@@ -58,60 +61,98 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
     public static final int DEFAULT_PORT = 3399;
     static final int MIN_SUBSCRIBER_BUFFER = 64 * 1024;
 
-    /** Every {@code dump.*} key, its default and its meaning. {@code [i]} stands for the account's index. */
-    public enum Key {
-        HOST("dump.host", "0.0.0.0", "Address the dump server listens on (0.0.0.0: all)."),
-        PORT("dump.port", "3399", "Where replicas and CDC clients connect, 1 to 65535 (never 3306)."),
-        MAX_CONNECTIONS("dump.maxConnections", "1000",
-                "Open connections at most; one more gets MySQL error 1040 (Too many connections). 1 to 100000."),
-        AUTH_TIMEOUT("dump.authTimeout", "10s", "A connection that has not logged in by then is closed. 100ms to 1h."),
-        IDLE_TIMEOUT("dump.idleTimeout", "8h", "A connection between statements that sends nothing for this long is"
-                + " closed (MySQL's wait_timeout); never a subscriber receiving the binlog. 1s to 365d."),
-        CACHE_SIZE("dump.cache.size", "256MB", "Newest part of the global binlog kept in memory for tailing"
-                + " subscribers (no disk read for them); 0 turns it off. At most the JVM's max heap. Unset: 256MB or an"
-                + " eighth of the max heap, whichever is smaller (beside the transaction buffer's 25%)."),
-        SUBSCRIBER_BUFFER("dump.subscriber.buffer", "1MB", "Bytes queued for one subscriber before it is made to"
-                + " wait: the memory a stalled subscriber may hold. 64KB to 1GB."),
-        TLS_ENABLED("dump.tls.enabled", "true", "Offer TLS (clients choose). Without a configured certificate, a"
-                + " self-signed one is generated at startup and its SHA-256 fingerprint logged."),
-        TLS_CERTIFICATE("dump.tls.certificate", null, "PEM certificate chain to offer (with dump.tls.key)."),
-        TLS_KEY("dump.tls.key", null, "PEM PKCS#8 private key of dump.tls.certificate."),
-        USER_NAME("dump.users[i].name", null, "An account downstream tools log in with (at least one is required)."),
-        USER_PASSWORD("dump.users[i].password", null, "Its password (stored hashed in memory)."),
-        USER_PASSWORD_ENV("dump.users[i].password-env", null,
-                "Or: the environment variable holding its password (not both)."),
-        USER_ADMIN("dump.users[i].admin", "false",
-                "May change the live settings with SET GLOBAL on the dump port (SHOW VARIABLES shows them to all).");
+    /** The tail cache when {@code dump.cache.size} is unset, unless an eighth of the max heap is less. */
+    static final long DEFAULT_CACHE_BYTES = 256L << 20;
 
-        private final String key;
-        private final String defaultValue;
-        private final String doc;
+    public static final ConfigKey<String> HOST = ConfigKey.define("dump.host", String.class).defaultValue("0.0.0.0")
+            .parser(v -> {
+                if (v.isBlank()) {
+                    throw new IllegalArgumentException("an address or host name is required (0.0.0.0: all addresses)");
+                }
+                return v;
+            })
+            .doc("Address the dump server listens on (0.0.0.0: all).").build();
+    public static final ConfigKey<Integer> PORT = ConfigKey.define("dump.port", Integer.class)
+            .defaultValue(Integer.toString(DEFAULT_PORT)).parser(v -> parseInt(v, "a TCP port is 1 to 65535"))
+            .validator(n -> {
+                if (n < 1 || n > 65535) {
+                    throw new IllegalArgumentException("a TCP port is 1 to 65535");
+                }
+                if (n == 3306) {
+                    throw new IllegalArgumentException("3306 is the usual port of a MySQL server on this machine;"
+                            + " choose another (default " + DEFAULT_PORT + ")");
+                }
+            })
+            .doc("Where replicas and CDC clients connect, 1 to 65535 (never 3306).").build();
+    public static final ConfigKey<Integer> MAX_CONNECTIONS = ConfigKey.define("dump.maxConnections", Integer.class)
+            .defaultValue("1000").parser(v -> parseInt(v, "not a number")).validator(inRange(1, 100_000))
+            .doc("Open connections at most; one more gets MySQL error 1040 (Too many connections). 1 to 100000.")
+            .build();
+    public static final ConfigKey<Duration> AUTH_TIMEOUT = ConfigKey.define("dump.authTimeout", Duration.class)
+            .defaultValue("10s").parser(DumpServerConfig::parseDuration)
+            .validator(inRange(Duration.ofMillis(100), Duration.ofHours(1)))
+            .doc("A connection that has not logged in by then is closed. 100ms to 1h.").build();
+    public static final ConfigKey<Duration> IDLE_TIMEOUT = ConfigKey.define("dump.idleTimeout", Duration.class)
+            .defaultValue("8h").parser(DumpServerConfig::parseDuration)
+            .validator(inRange(Duration.ofSeconds(1), Duration.ofDays(365)))
+            .doc("A connection between statements that sends nothing for this long gets error 4031 and is closed"
+                    + " (MySQL's wait_timeout); a subscriber receiving the binlog is never timed out. 1s to 365d.")
+            .build();
+    public static final ConfigKey<Long> CACHE_SIZE = ConfigKey.define("dump.cache.size", Long.class)
+            .computedDefault(() -> ByteSize.format(Math.min(DEFAULT_CACHE_BYTES, Runtime.getRuntime().maxMemory() / 8)),
+                    ByteSize.format(DEFAULT_CACHE_BYTES) + " or an eighth of the max heap, whichever is smaller")
+            .parser(ByteSize::parse)
+            .validator(n -> {
+                long maxHeap = Runtime.getRuntime().maxMemory();
+                if (n > maxHeap) {
+                    throw new IllegalArgumentException("exceeds the JVM's max heap (" + ByteSize.format(maxHeap) + ")");
+                }
+            })
+            .doc("Newest part of the global binlog kept in memory and shared by every tailing subscriber (no disk read"
+                    + " for them); a subscriber further behind reads the files. 0 turns it off. At most the JVM's max"
+                    + " heap; the default leaves room beside the transaction buffer (25% of the heap by default).")
+            .build();
+    public static final ConfigKey<Long> SUBSCRIBER_BUFFER = ConfigKey.define("dump.subscriber.buffer", Long.class)
+            .defaultValue("1MB").parser(ByteSize::parse).validator(inRange((long) MIN_SUBSCRIBER_BUFFER, 1L << 30))
+            .doc("Bytes queued for one subscriber before it is made to wait: what a stalled subscriber can hold in"
+                    + " memory. A slow subscriber never slows the writer or the others. 64KB to 1GB.")
+            .build();
+    /** On when unset: the daemon offers TLS as a MySQL 8 server does (see {@link #defaults} for embedding). */
+    public static final ConfigKey<Boolean> TLS_ENABLED = ConfigKey.define("dump.tls.enabled", Boolean.class)
+            .defaultValue("true").parser(DumpServerConfig::parseBoolean)
+            .doc("Offer TLS; clients choose whether to use it. Without certificate/key a self-signed certificate is"
+                    + " generated at every start and its SHA-256 fingerprint logged (clients that verify certificates"
+                    + " need yours).")
+            .build();
+    public static final ConfigKey<Path> TLS_CERTIFICATE = ConfigKey.define("dump.tls.certificate", Path.class)
+            .parser(DumpServerConfig::readableFile)
+            .doc("PEM certificate chain to offer instead, with dump.tls.key (both or neither); empty: generate one.")
+            .build();
+    public static final ConfigKey<Path> TLS_KEY = ConfigKey.define("dump.tls.key", Path.class)
+            .parser(DumpServerConfig::readableFile)
+            .doc("PEM PKCS#8 private key of dump.tls.certificate.").build();
+    public static final ConfigKey<String> USER_NAME = ConfigKey.define("dump.users[i].name", String.class).required()
+            .parser(v -> v)
+            .doc("An account downstream tools log in with (mysql_native_password or caching_sha2_password). At least"
+                    + " one is required: without dump.users Tributary refuses to start.")
+            .build();
+    public static final ConfigKey<String> USER_PASSWORD = ConfigKey.define("dump.users[i].password", String.class)
+            .parser(v -> v).doc("Its password, inline; or password-env (not both). Passwords are kept only hashed in"
+                    + " memory.").build();
+    public static final ConfigKey<String> USER_PASSWORD_ENV = ConfigKey.define("dump.users[i].password-env",
+            String.class).parser(v -> v).doc("The name of an environment variable holding its password; or password"
+                    + " (not both). Passwords are kept only hashed in memory.").build();
+    public static final ConfigKey<Boolean> USER_ADMIN = ConfigKey.define("dump.users[i].admin", Boolean.class)
+            .defaultValue("false").parser(DumpServerConfig::parseBoolean)
+            .doc("May change the live settings (the storage.persist keys) with SQL on the dump port: SHOW VARIABLES"
+                    + " LIKE 'storage%'; SET GLOBAL storage.persist.mode = 'FORCE'. Others may read them and get error"
+                    + " 1227 on SET GLOBAL.")
+            .build();
 
-        Key(String key, String defaultValue, String doc) {
-            this.key = key;
-            this.defaultValue = defaultValue;
-            this.doc = doc;
-        }
-
-        /** The key; for an account's key, with {@code [i]} where the index goes. */
-        public String key() {
-            return key;
-        }
-
-        /** The key of account {@code index}, e.g. {@code dump.users[0].name}. */
-        public String key(int index) {
-            return key.replace("[i]", "[" + index + "]");
-        }
-
-        /** The default, or {@code null} when there is none (required, or optional without a value). */
-        public String defaultValue() {
-            return defaultValue;
-        }
-
-        public String doc() {
-            return doc;
-        }
-    }
+    /** Every {@code dump.*} key, in declaration order; {@code [i]} stands for the account's index. */
+    public static final List<ConfigKey<?>> KEYS = List.of(HOST, PORT, MAX_CONNECTIONS, AUTH_TIMEOUT, IDLE_TIMEOUT,
+            CACHE_SIZE, SUBSCRIBER_BUFFER, TLS_ENABLED, TLS_CERTIFICATE, TLS_KEY, USER_NAME, USER_PASSWORD,
+            USER_PASSWORD_ENV, USER_ADMIN);
 
     private static final Pattern USER_KEY = Pattern.compile("dump\\.users\\[(\\d+)]\\.(.+)");
     private static final int MAX_USERS = 1024;
@@ -149,13 +190,16 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
     }
 
     /**
-     * For embedding and tests: all addresses, port 3399, 1000 connections, 10 s to authenticate, 8 h idle, a
-     * 256 MB tail cache, 1 MB per subscriber, and no TLS (see {@link #withTls} and {@link #withGeneratedTls}).
-     * The daemon builds its configuration with {@link #parse}, where TLS is on by default.
+     * For embedding and tests: every key at its declared default (all addresses, port 3399, 1000 connections,
+     * 10 s to authenticate, 8 h idle, 1 MB per subscriber), a 256 MB tail cache, and no TLS (see {@link #withTls}
+     * and {@link #withGeneratedTls}): unlike the daemon, where {@link #TLS_ENABLED} is on when unset, an embedder
+     * opts in, so that no certificate is generated for a server that does not need one.
      */
     public static DumpServerConfig defaults(BinlogFlavor flavor, long serverId, List<DumpUser> users) {
-        return new DumpServerConfig("0.0.0.0", DEFAULT_PORT, flavor, serverId, users, 1000, Duration.ofSeconds(10),
-                Duration.ofHours(8), 256L << 20, false, null, null, 1 << 20);
+        return new DumpServerConfig(HOST.parse(HOST.defaultText()), PORT.parse(PORT.defaultText()), flavor, serverId,
+                users, MAX_CONNECTIONS.parse(MAX_CONNECTIONS.defaultText()), AUTH_TIMEOUT.parse(AUTH_TIMEOUT.defaultText()),
+                IDLE_TIMEOUT.parse(IDLE_TIMEOUT.defaultText()), DEFAULT_CACHE_BYTES, false, null, null,
+                SUBSCRIBER_BUFFER.parse(SUBSCRIBER_BUFFER.defaultText()).intValue());
     }
 
     /**
@@ -164,7 +208,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
      * @param dumpKeys every configured key starting with {@code dump.}, with its value
      * @param flavor   {@code binlog.flavor}: the server the dump server looks like
      * @param serverId {@code binlog.server.id}: the {@code @@server_id} it reports
-     * @throws DumpConfigException listing every problem found
+     * @throws ConfigurationException listing every problem found
      */
     public static DumpServerConfig parse(Map<String, String> dumpKeys, BinlogFlavor flavor, long serverId) {
         return parse(dumpKeys, flavor, serverId, System::getenv);
@@ -174,122 +218,85 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
     public static DumpServerConfig parse(Map<String, String> dumpKeys, BinlogFlavor flavor, long serverId,
             Function<String, String> environment) {
         Parser p = new Parser(dumpKeys);
-        String host = p.get(Key.HOST, v -> {
-            if (v.isBlank()) {
-                throw new IllegalArgumentException("an address or host name is required (0.0.0.0: all addresses)");
-            }
-            return v;
-        });
-        Integer port = p.get(Key.PORT, v -> {
-            int n = parseInt(v, "a TCP port is 1 to 65535");
-            if (n < 1 || n > 65535) {
-                throw new IllegalArgumentException("a TCP port is 1 to 65535");
-            }
-            if (n == 3306) {
-                throw new IllegalArgumentException("3306 is the usual port of a MySQL server on this machine; choose"
-                        + " another (default 3399)");
-            }
-            return n;
-        });
-        Integer maxConnections = p.get(Key.MAX_CONNECTIONS, v -> inRange(parseInt(v, "not a number"), 1, 100_000));
-        Duration authTimeout = p.get(Key.AUTH_TIMEOUT, v -> inRange(parseDuration(v), Duration.ofMillis(100),
-                Duration.ofHours(1)));
-        Duration idleTimeout = p.get(Key.IDLE_TIMEOUT, v -> inRange(parseDuration(v), Duration.ofSeconds(1),
-                Duration.ofDays(365)));
-        long maxHeap = Runtime.getRuntime().maxMemory();
-        Long cache = p.get(Key.CACHE_SIZE, v -> {
-            long n = ByteSize.parse(v);
-            if (n > maxHeap) {
-                throw new IllegalArgumentException("exceeds the JVM's max heap (" + ByteSize.format(maxHeap) + ")");
-            }
-            return n;
-        });
-        if (!p.has(Key.CACHE_SIZE)) {
-            cache = Math.min(256L << 20, maxHeap / 8);
-        }
-        Long buffer = p.get(Key.SUBSCRIBER_BUFFER, v -> inRange(ByteSize.parse(v), (long) MIN_SUBSCRIBER_BUFFER,
-                1L << 30));
-        Boolean tls = p.get(Key.TLS_ENABLED, DumpServerConfig::parseBoolean);
-        Path certificate = p.get(Key.TLS_CERTIFICATE, DumpServerConfig::readableFile);
-        Path key = p.get(Key.TLS_KEY, DumpServerConfig::readableFile);
-        if (p.has(Key.TLS_CERTIFICATE) != p.has(Key.TLS_KEY)) {
-            Key missing = p.has(Key.TLS_CERTIFICATE) ? Key.TLS_KEY : Key.TLS_CERTIFICATE;
-            p.problem(missing.key(), null, "dump.tls.certificate and dump.tls.key go together; give both or neither");
-        } else if (p.has(Key.TLS_CERTIFICATE) && Boolean.FALSE.equals(tls)) {
-            p.problem(Key.TLS_CERTIFICATE.key(), p.text(Key.TLS_CERTIFICATE),
+        String host = p.get(HOST);
+        Integer port = p.get(PORT);
+        Integer maxConnections = p.get(MAX_CONNECTIONS);
+        Duration authTimeout = p.get(AUTH_TIMEOUT);
+        Duration idleTimeout = p.get(IDLE_TIMEOUT);
+        Long cache = p.get(CACHE_SIZE);
+        Long buffer = p.get(SUBSCRIBER_BUFFER);
+        Boolean tls = p.get(TLS_ENABLED);
+        Path certificate = p.get(TLS_CERTIFICATE);
+        Path key = p.get(TLS_KEY);
+        if (p.has(TLS_CERTIFICATE) != p.has(TLS_KEY)) {
+            ConfigKey<Path> missing = p.has(TLS_CERTIFICATE) ? TLS_KEY : TLS_CERTIFICATE;
+            p.problems.add(missing.name(), null, "dump.tls.certificate and dump.tls.key go together; give both or neither");
+        } else if (p.has(TLS_CERTIFICATE) && Boolean.FALSE.equals(tls)) {
+            p.problems.add(TLS_CERTIFICATE.name(), p.text(TLS_CERTIFICATE),
                     "dump.tls.enabled is false; remove the certificate or enable TLS");
         } else if (certificate != null && key != null) {
             try {
                 DumpTls.fromPem(certificate, key);
             } catch (IllegalArgumentException e) {
-                p.problem(Key.TLS_CERTIFICATE.key(), certificate, e.getMessage());
+                p.problems.add(TLS_CERTIFICATE.name(), certificate, e.getMessage());
             }
         }
         List<DumpUser> users = users(p, environment);
         p.reportUnknownKeys();
-        if (!p.problems.isEmpty()) {
-            throw new DumpConfigException(p.problems);
-        }
+        p.problems.throwIfAny();
         return new DumpServerConfig(host, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
                 cache, tls, certificate, key, buffer.intValue());
     }
 
     private static List<DumpUser> users(Parser p, Function<String, String> environment) {
+        ConfigProblems problems = p.problems;
         List<DumpUser> users = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (int i = 0; i < MAX_USERS; i++) {
             if (!p.hasAccount(i)) {
                 break;
             }
-            String nameKey = Key.USER_NAME.key(i);
+            String nameKey = USER_NAME.name(i);
             String name = p.raw(nameKey);
             boolean nameOk = false;
             if (name == null || name.isBlank()) {
-                p.problem(nameKey, name, "an account name is required");
+                problems.add(nameKey, name, "an account name is required");
             } else if (name.length() > MAX_USER_NAME || name.contains("'") || name.contains("\0")) {
-                p.problem(nameKey, name, "1 to " + MAX_USER_NAME + " characters, without quotes");
+                problems.add(nameKey, name, "1 to " + MAX_USER_NAME + " characters, without quotes");
             } else if (!names.add(name)) {
-                p.problem(nameKey, name, "another dump user already has this name");
+                problems.add(nameKey, name, "another dump user already has this name");
             } else {
                 nameOk = true;
             }
-            String passwordKey = Key.USER_PASSWORD.key(i);
-            String envKey = Key.USER_PASSWORD_ENV.key(i);
+            String passwordKey = USER_PASSWORD.name(i);
+            String envKey = USER_PASSWORD_ENV.name(i);
             String password = p.raw(passwordKey);
             String variable = p.raw(envKey);
             if (password != null && variable != null) {
-                p.problem(envKey, variable, "give either password or password-env, not both");
+                problems.add(envKey, variable, "give either password or password-env, not both");
                 password = null;
             } else if (variable != null) {
                 password = environment.apply(variable.strip());
                 if (password == null) {
-                    p.problem(envKey, variable, "the environment variable " + variable + " is not set");
+                    problems.add(envKey, variable, "the environment variable " + variable + " is not set");
                 }
             } else if (password == null) {
-                p.problem(passwordKey, null, "a password (or password-env naming an environment variable) is required");
+                problems.add(passwordKey, null, "a password (or password-env naming an environment variable) is required");
             }
             if (password != null && password.isEmpty()) {
-                p.problem(variable != null ? envKey : passwordKey, variable != null ? variable : "(empty)",
+                problems.add(variable != null ? envKey : passwordKey, variable != null ? variable : "(empty)",
                         "an empty password is not accepted");
                 password = null;
             }
-            String adminKey = Key.USER_ADMIN.key(i);
-            Boolean admin = Boolean.FALSE;
-            String adminText = p.raw(adminKey);
-            if (adminText != null) {
-                try {
-                    admin = parseBoolean(adminText.strip());
-                } catch (IllegalArgumentException e) {
-                    p.problem(adminKey, adminText, e.getMessage());
-                }
-            }
+            String adminKey = USER_ADMIN.name(i);
+            Boolean admin = problems.read(USER_ADMIN, adminKey, p.raw(adminKey), true);
             if (nameOk && password != null) {
-                users.add(DumpUser.withPassword(name, password, admin));
+                users.add(DumpUser.withPassword(name, password, admin == null ? Boolean.FALSE : admin));
             }
         }
         if (!p.hasAccount(0)) {
-            p.problem("dump.users", "(none)", "at least one account is required: dump.users[0].name and"
-                    + " dump.users[0].password (or .password-env); replicas and CDC tools log in with it");
+            problems.add("dump.users", "(none)", "at least one account is required: " + USER_NAME.name(0) + " and "
+                    + USER_PASSWORD.name(0) + " (or .password-env); replicas and CDC tools log in with it");
         }
         return users;
     }
@@ -354,11 +361,12 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         }
     }
 
-    private static <T extends Comparable<T>> T inRange(T value, T min, T max) {
-        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new IllegalArgumentException("must be between " + show(min) + " and " + show(max));
-        }
-        return value;
+    private static <T extends Comparable<T>> ConfigKey.Validator<T> inRange(T min, T max) {
+        return value -> {
+            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+                throw new IllegalArgumentException("must be between " + show(min) + " and " + show(max));
+            }
+        };
     }
 
     private static String show(Object o) {
@@ -399,33 +407,29 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         return path;
     }
 
-    static String message(String key, Object value, String reason) {
-        return "Invalid value " + value + " for configuration " + key + ": " + reason;
-    }
-
     /** Collects every problem; remembers which keys were read, so that the rest can be reported as unknown. */
     private static final class Parser {
         private final Map<String, String> values;
         private final Set<String> read = new HashSet<>();
-        private final List<String> problems = new ArrayList<>();
+        private final ConfigProblems problems = new ConfigProblems();
 
         Parser(Map<String, String> values) {
             this.values = new LinkedHashMap<>(values);
             // an empty `certificate:` in YAML means none
-            for (Key k : List.of(Key.TLS_CERTIFICATE, Key.TLS_KEY)) {
-                if (this.values.get(k.key()) != null && this.values.get(k.key()).isBlank()) {
-                    this.values.remove(k.key());
-                    read.add(k.key());
+            for (ConfigKey<Path> k : List.of(TLS_CERTIFICATE, TLS_KEY)) {
+                if (this.values.get(k.name()) != null && this.values.get(k.name()).isBlank()) {
+                    this.values.remove(k.name());
+                    read.add(k.name());
                 }
             }
         }
 
-        boolean has(Key key) {
-            return values.get(key.key()) != null;
+        boolean has(ConfigKey<?> key) {
+            return values.get(key.name()) != null;
         }
 
-        String text(Key key) {
-            return values.get(key.key());
+        String text(ConfigKey<?> key) {
+            return values.get(key.name());
         }
 
         String raw(String key) {
@@ -438,30 +442,15 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
             return values.keySet().stream().anyMatch(k -> k.startsWith(prefix));
         }
 
-        <T> T get(Key key, Function<String, T> convert) {
-            String v = raw(key.key());
-            if (v == null) {
-                v = key.defaultValue();
-                if (v == null) {
-                    return null;
-                }
-            }
-            try {
-                return convert.apply(v.strip());
-            } catch (IllegalArgumentException e) {
-                problem(key.key(), v, e.getMessage());
-                return null;
-            }
-        }
-
-        void problem(String key, Object value, String reason) {
-            problems.add(message(key, value, reason));
+        /** The value (or default) converted and validated; null when absent without default or refused. */
+        <T> T get(ConfigKey<T> key) {
+            return problems.read(key, key.name(), raw(key.name()), true);
         }
 
         void reportUnknownKeys() {
             Set<String> known = new TreeSet<>();
-            for (Key k : Key.values()) {
-                known.add(k.key());
+            for (ConfigKey<?> k : KEYS) {
+                known.add(k.name());
             }
             for (Map.Entry<String, String> e : values.entrySet()) {
                 if (read.contains(e.getKey())) {
@@ -471,7 +460,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
                 String reason = m.matches() && known.contains("dump.users[i]." + m.group(2))
                         ? "accounts are numbered from 0 without gaps; this one is not reached"
                         : "unknown key (known: " + String.join(", ", known) + ")";
-                problem(e.getKey(), e.getValue(), reason);
+                problems.add(e.getKey(), e.getValue(), reason);
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.tributary.daemon.dump;
 
+import io.tributary.core.config.ConfigurationException;
 import java.util.Map;
 
 /**
@@ -23,8 +24,7 @@ public interface LiveVariables {
 
         @Override
         public String set(String key, String value) {
-            throw new IllegalArgumentException("Invalid value " + value + " for configuration " + key
-                    + ": nothing can be changed while this server runs");
+            throw ConfigurationException.invalid(key, value, "nothing can be changed while this server runs");
         }
     };
 

@@ -1,8 +1,9 @@
 package io.tributary.daemon.preflight;
 
+import io.tributary.core.config.ConfigProblem;
+import io.tributary.core.config.ConfigurationException;
 import io.tributary.daemon.config.ShardConfig;
 import io.tributary.daemon.config.TributaryConfig;
-import io.tributary.daemon.config.TributaryConfigException;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -22,12 +23,14 @@ public class ShardPreflightConfiguration {
 
     @Bean
     VerifiedShards verifiedShards(TributaryConfig config) {
-        List<String> problems = new ArrayList<>();
+        List<ConfigProblem> problems = new ArrayList<>();
         for (ShardConfig shard : config.shards()) {
-            problems.addAll(ShardPreflight.check(shard));
+            for (String unmet : ShardPreflight.check(shard)) {
+                problems.add(ConfigProblem.unmet("cdc.shards[" + shard.index() + "]", unmet));
+            }
         }
         if (!problems.isEmpty()) {
-            throw new TributaryConfigException(problems);
+            throw new ConfigurationException(problems);
         }
         return new VerifiedShards(config.shards());
     }

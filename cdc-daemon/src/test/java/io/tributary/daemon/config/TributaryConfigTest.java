@@ -2,6 +2,7 @@ package io.tributary.daemon.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.core.config.ConfigurationException;
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.daemon.dump.DumpServerConfig;
 import io.tributary.daemon.dump.DumpUser;
@@ -62,7 +63,7 @@ class TributaryConfigTest {
                         "cdc.shards[1].host=", "cdc.shards[1].user=u", "cdc.shards[1].password-env=NO_SUCH_VARIABLE_X")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    TributaryConfigException e = rootCause(context.getStartupFailure());
+                    ConfigurationException e = rootCause(context.getStartupFailure());
                     assertThat(e.problems()).anySatisfy(p -> assertThat(p)
                             .startsWith("Invalid value SOMETIMES for configuration storage.persist.mode:"));
                     assertThat(e.problems()).anySatisfy(p -> assertThat(p)
@@ -88,7 +89,7 @@ class TributaryConfigTest {
                         "cdc.shards[1].name=shard-0", "cdc.shards[1].host=h", "cdc.shards[1].user=u",
                         "cdc.shards[1].password=p")
                 .run(context -> {
-                    TributaryConfigException e = rootCause(context.getStartupFailure());
+                    ConfigurationException e = rootCause(context.getStartupFailure());
                     assertThat(e.problems()).anySatisfy(p -> assertThat(p)
                             .startsWith("Invalid value 0.97 for configuration storage.persistNewThreshold: must not exceed"));
                     assertThat(e.problems()).contains(
@@ -155,7 +156,7 @@ class TributaryConfigTest {
                         "cdc.naming.rules[0].pattern=(", "cdc.naming.rules[1].scope=table",
                         "cdc.naming.rules[1].pattern=t_(\\d+)", "cdc.naming.rules[1].replacement=t_$2")
                 .run(context -> {
-                    TributaryConfigException e = rootCause(context.getStartupFailure());
+                    ConfigurationException e = rootCause(context.getStartupFailure());
                     assertThat(e.problems()).contains(
                             "Invalid value 0 for configuration dump.maxConnections: must be between 1 and 100000",
                             "Invalid value forever for configuration dump.idleTimeout: not a duration (e.g. 500ms, 10s, 5m, 8h, 1d, PT8H)",
@@ -207,12 +208,12 @@ class TributaryConfigTest {
         assertThat(config.dump().users().get(0)).isEqualTo(DumpUser.withPassword("repl", "repl-from-env"));
     }
 
-    private static TributaryConfigException rootCause(Throwable t) {
+    private static ConfigurationException rootCause(Throwable t) {
         Throwable c = t;
-        while (c != null && !(c instanceof TributaryConfigException)) {
+        while (c != null && !(c instanceof ConfigurationException)) {
             c = c.getCause();
         }
-        assertThat(c).as("a TributaryConfigException in %s", t).isNotNull();
-        return (TributaryConfigException) c;
+        assertThat(c).as("a ConfigurationException in %s", t).isNotNull();
+        return (ConfigurationException) c;
     }
 }

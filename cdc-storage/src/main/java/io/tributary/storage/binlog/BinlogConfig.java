@@ -1,22 +1,23 @@
 package io.tributary.storage.binlog;
 
 import io.tributary.core.event.BinlogFlavor;
-import io.tributary.storage.buffer.DurationText;
+import io.tributary.core.config.ConfigKey;
+import io.tributary.core.config.ConfigProblems;
+import io.tributary.core.config.ConfigurationException;
+import io.tributary.core.config.DurationText;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The global binlog's configuration, validated. Every key is declared once in {@link Key} with its
- * default and doc string; {@link #parse(Map)} reads a snapshot of string values (as the daemon's
+ * The global binlog's configuration, validated. Every key is declared once below ({@link #KEYS}) with its
+ * default, validator and doc string; {@link #parse(Map)} reads a snapshot of string values (as the daemon's
  * configuration source supplies them) and reports every problem at once.
  *
  * <p>Sizes accept a number of bytes or a number with {@code B, KB, MB, GB, TB} (binary multiples:
@@ -45,42 +46,59 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
      */
     public static final long MAX_FILE_SIZE = (1L << 32) - (64L << 20);
 
-    /** Every key, its default and its meaning. */
-    public enum Key {
-        DIR("binlog.dir", null, "Directory of the global binlog files, their index, checkpoint and server UUID."),
-        FLAVOR("binlog.flavor", "mysql", "Server the binlog looks like: mysql (8.0) or mariadb (10.11)."),
-        FILE_SIZE("binlog.file.size", "500MB", "Rotate to a new file once a file passes this size (between transactions)."),
-        SYNC("binlog.sync", "commit", "commit: fsync before a transaction is durable (group commit); interval; none."),
-        SYNC_INTERVAL("binlog.sync.interval", "10ms", "fsync period with binlog.sync=interval."),
-        RETENTION_SIZE("binlog.retention.size", "0", "Purge the oldest files while all files together exceed this; 0 = no limit."),
-        RETENTION_TIME("binlog.retention.time", "7d", "Purge files last written longer ago than this; 0 = no limit."),
-        SERVER_ID("binlog.server.id", "1", "server_id on every event written (1 to 4294967295)."),
-        DOMAIN_ID("binlog.domain.id", "0", "MariaDB GTID domain id of the global transactions (0 to 4294967295)."),
-        IO_RETRY_INTERVAL("binlog.io.retry.interval", "1s", "After a write error (disk full), how often writing is retried.");
+    public static final ConfigKey<Path> DIR = ConfigKey.define("binlog.dir", Path.class).required()
+            .parser(BinlogConfig::parsePath)
+            .doc("Directory of the global binlog files, their index, checkpoint and server UUID.").build();
+    public static final ConfigKey<BinlogFlavor> FLAVOR = ConfigKey.define("binlog.flavor", BinlogFlavor.class)
+            .defaultValue("mysql").parser(v -> switch (v.toLowerCase(Locale.ROOT)) {
+                case "mysql" -> BinlogFlavor.MYSQL;
+                case "mariadb" -> BinlogFlavor.MARIADB;
+                default -> throw new IllegalArgumentException("must be mysql or mariadb");
+            })
+            .doc("Server the binlog looks like: mysql (8.0) or mariadb (10.11).").build();
+    public static final ConfigKey<Long> FILE_SIZE = ConfigKey.define("binlog.file.size", Long.class)
+            .defaultValue("500MB").parser(BinlogConfig::parseSize)
+            .validator(v -> require(v >= MIN_FILE_SIZE && v <= MAX_FILE_SIZE,
+                    "must be " + MIN_FILE_SIZE + " to " + MAX_FILE_SIZE + " bytes (log_pos is 32 bits)"))
+            .doc("Rotate to a new file once a file passes this size (always between transactions).").build();
+    public static final ConfigKey<SyncPolicy> SYNC = ConfigKey.define("binlog.sync", SyncPolicy.class)
+            .defaultValue("commit").parser(v -> switch (v.toLowerCase(Locale.ROOT)) {
+                case "commit" -> SyncPolicy.COMMIT;
+                case "interval" -> SyncPolicy.INTERVAL;
+                case "none" -> SyncPolicy.NONE;
+                default -> throw new IllegalArgumentException("must be commit, interval or none");
+            })
+            .doc("commit: fsync before a transaction counts as durable (group commit); interval: every"
+                    + " binlog.sync.interval; none.").build();
+    public static final ConfigKey<Duration> SYNC_INTERVAL = ConfigKey.define("binlog.sync.interval", Duration.class)
+            .defaultValue("10ms").parser(BinlogConfig::parseDuration)
+            .validator(v -> require(!v.isNegative() && !v.isZero() && v.compareTo(Duration.ofMinutes(1)) <= 0,
+                    "must be more than 0 and at most 1 minute"))
+            .doc("fsync period with binlog.sync=interval.").build();
+    public static final ConfigKey<Long> RETENTION_SIZE = ConfigKey.define("binlog.retention.size", Long.class)
+            .defaultValue("0").parser(BinlogConfig::parseSize)
+            .validator(v -> require(v >= 0, "must be 0 (no limit) or more"))
+            .doc("Purge the oldest files while all files together exceed this; 0 = no limit.").build();
+    public static final ConfigKey<Duration> RETENTION_TIME = ConfigKey.define("binlog.retention.time", Duration.class)
+            .defaultValue("7d").parser(BinlogConfig::parseDuration)
+            .validator(v -> require(!v.isNegative(), "must be 0 (no limit) or more"))
+            .doc("Purge files last written longer ago than this; 0 = no limit.").build();
+    public static final ConfigKey<Long> SERVER_ID = ConfigKey.define("binlog.server.id", Long.class)
+            .defaultValue("1").parser(Long::parseLong)
+            .validator(v -> require(v >= 1 && v <= 0xFFFF_FFFFL, "must be 1 to 4294967295"))
+            .doc("server_id on every event written (1 to 4294967295); distinct from every replica's.").build();
+    public static final ConfigKey<Long> DOMAIN_ID = ConfigKey.define("binlog.domain.id", Long.class)
+            .defaultValue("0").parser(Long::parseLong)
+            .validator(v -> require(v >= 0 && v <= 0xFFFF_FFFFL, "must be 0 to 4294967295"))
+            .doc("MariaDB GTID domain id of the global transactions (0 to 4294967295).").build();
+    public static final ConfigKey<Duration> IO_RETRY_INTERVAL = ConfigKey.define("binlog.io.retry.interval",
+            Duration.class).defaultValue("1s").parser(BinlogConfig::parseDuration)
+            .validator(v -> require(!v.isNegative() && !v.isZero(), "must be more than 0"))
+            .doc("After a write error (disk full), how often writing is retried.").build();
 
-        private final String key;
-        private final String defaultValue;
-        private final String doc;
-
-        Key(String key, String defaultValue, String doc) {
-            this.key = key;
-            this.defaultValue = defaultValue;
-            this.doc = doc;
-        }
-
-        public String key() {
-            return key;
-        }
-
-        /** The default, or {@code null} when the key is required. */
-        public String defaultValue() {
-            return defaultValue;
-        }
-
-        public String doc() {
-            return doc;
-        }
-    }
+    /** Every {@code binlog.*} key, in declaration order. */
+    public static final List<ConfigKey<?>> KEYS = List.of(DIR, FLAVOR, FILE_SIZE, SYNC, SYNC_INTERVAL, RETENTION_SIZE,
+            RETENTION_TIME, SERVER_ID, DOMAIN_ID, IO_RETRY_INTERVAL);
 
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([KMGT]?B?)?", Pattern.CASE_INSENSITIVE);
 
@@ -91,74 +109,75 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
         Objects.requireNonNull(syncInterval, "syncInterval");
         Objects.requireNonNull(retentionTime, "retentionTime");
         Objects.requireNonNull(ioRetryInterval, "ioRetryInterval");
-        List<String> problems = rangeProblems(fileSizeBytes, syncInterval, retentionBytes, retentionTime, serverId,
-                domainId, ioRetryInterval);
-        if (!problems.isEmpty()) {
-            throw new BinlogConfigException(problems);
-        }
+        ConfigProblems problems = new ConfigProblems();
+        checkRanges(problems, fileSizeBytes, syncInterval, retentionBytes, retentionTime, serverId, domainId,
+                ioRetryInterval);
+        problems.throwIfAny();
     }
 
-    /** Range checks of converted values; a {@code null} (not convertible) value is skipped. */
-    private static List<String> rangeProblems(Long fileSizeBytes, Duration syncInterval, Long retentionBytes,
-            Duration retentionTime, Long serverId, Long domainId, Duration ioRetryInterval) {
-        List<String> problems = new ArrayList<>();
-        check(problems, Key.FILE_SIZE, fileSizeBytes, v -> v >= MIN_FILE_SIZE && v <= MAX_FILE_SIZE,
-                "must be " + MIN_FILE_SIZE + " to " + MAX_FILE_SIZE + " bytes (log_pos is 32 bits)");
-        check(problems, Key.SYNC_INTERVAL, syncInterval, v -> !v.isNegative() && !v.isZero()
-                && v.compareTo(Duration.ofMinutes(1)) <= 0, "must be more than 0 and at most 1 minute");
-        check(problems, Key.RETENTION_SIZE, retentionBytes, v -> v >= 0, "must be 0 (no limit) or more");
-        check(problems, Key.RETENTION_TIME, retentionTime, v -> !v.isNegative(), "must be 0 (no limit) or more");
-        check(problems, Key.SERVER_ID, serverId, v -> v >= 1 && v <= 0xFFFF_FFFFL, "must be 1 to 4294967295");
-        check(problems, Key.DOMAIN_ID, domainId, v -> v >= 0 && v <= 0xFFFF_FFFFL, "must be 0 to 4294967295");
-        check(problems, Key.IO_RETRY_INTERVAL, ioRetryInterval, v -> !v.isNegative() && !v.isZero(),
-                "must be more than 0");
-        return problems;
+    /** Range checks of converted values, in declaration order; a {@code null} (not convertible) value is skipped. */
+    private static void checkRanges(ConfigProblems problems, Long fileSizeBytes, Duration syncInterval,
+            Long retentionBytes, Duration retentionTime, Long serverId, Long domainId, Duration ioRetryInterval) {
+        problems.check(FILE_SIZE, fileSizeBytes);
+        problems.check(SYNC_INTERVAL, syncInterval);
+        problems.check(RETENTION_SIZE, retentionBytes);
+        problems.check(RETENTION_TIME, retentionTime);
+        problems.check(SERVER_ID, serverId);
+        problems.check(DOMAIN_ID, domainId);
+        problems.check(IO_RETRY_INTERVAL, ioRetryInterval);
     }
 
     /** Defaults for everything but the directory. */
     public static BinlogConfig defaults(Path dir) {
-        return parse(Map.of(Key.DIR.key(), dir.toString()));
+        return parse(Map.of(DIR.name(), dir.toString()));
     }
 
     /**
-     * Reads the {@code binlog.*} keys of {@code values}; absent keys take their default.
+     * Reads the {@code binlog.*} keys of {@code values}; absent keys take their default. Every value is converted
+     * first, then every range is checked, so that all problems are reported together.
      *
-     * @throws BinlogConfigException listing every invalid value
+     * @throws ConfigurationException listing every invalid value
      */
     public static BinlogConfig parse(Map<String, String> values) {
-        Parser p = new Parser(values);
-        Path dir = p.get(Key.DIR, v -> {
-            try {
-                return Path.of(v);
-            } catch (InvalidPathException e) {
-                throw new IllegalArgumentException("not a path (" + e.getReason() + ")");
-            }
-        });
-        BinlogFlavor flavor = p.get(Key.FLAVOR, v -> switch (v.toLowerCase(Locale.ROOT)) {
-            case "mysql" -> BinlogFlavor.MYSQL;
-            case "mariadb" -> BinlogFlavor.MARIADB;
-            default -> throw new IllegalArgumentException("must be mysql or mariadb");
-        });
-        Long fileSize = p.get(Key.FILE_SIZE, BinlogConfig::parseSize);
-        SyncPolicy sync = p.get(Key.SYNC, v -> switch (v.toLowerCase(Locale.ROOT)) {
-            case "commit" -> SyncPolicy.COMMIT;
-            case "interval" -> SyncPolicy.INTERVAL;
-            case "none" -> SyncPolicy.NONE;
-            default -> throw new IllegalArgumentException("must be commit, interval or none");
-        });
-        Duration syncInterval = p.get(Key.SYNC_INTERVAL, BinlogConfig::parseDuration);
-        Long retentionSize = p.get(Key.RETENTION_SIZE, BinlogConfig::parseSize);
-        Duration retentionTime = p.get(Key.RETENTION_TIME, BinlogConfig::parseDuration);
-        Long serverId = p.get(Key.SERVER_ID, Long::parseLong);
-        Long domainId = p.get(Key.DOMAIN_ID, Long::parseLong);
-        Duration retry = p.get(Key.IO_RETRY_INTERVAL, BinlogConfig::parseDuration);
-        List<String> problems = new ArrayList<>(p.problems);
-        problems.addAll(rangeProblems(fileSize, syncInterval, retentionSize, retentionTime, serverId, domainId, retry));
-        if (!problems.isEmpty()) {
-            throw new BinlogConfigException(problems);
-        }
+        ConfigProblems problems = new ConfigProblems();
+        Path dir = convert(values, DIR, problems);
+        BinlogFlavor flavor = convert(values, FLAVOR, problems);
+        Long fileSize = convert(values, FILE_SIZE, problems);
+        SyncPolicy sync = convert(values, SYNC, problems);
+        Duration syncInterval = convert(values, SYNC_INTERVAL, problems);
+        Long retentionSize = convert(values, RETENTION_SIZE, problems);
+        Duration retentionTime = convert(values, RETENTION_TIME, problems);
+        Long serverId = convert(values, SERVER_ID, problems);
+        Long domainId = convert(values, DOMAIN_ID, problems);
+        Duration retry = convert(values, IO_RETRY_INTERVAL, problems);
+        checkRanges(problems, fileSize, syncInterval, retentionSize, retentionTime, serverId, domainId, retry);
+        problems.throwIfAny();
         return new BinlogConfig(dir, flavor, fileSize, sync, syncInterval, retentionSize, retentionTime, serverId,
                 domainId, retry);
+    }
+
+    /** The key's value (or default) converted; null, with the problem recorded, when absent or not convertible. */
+    private static <T> T convert(Map<String, String> values, ConfigKey<T> key, ConfigProblems problems) {
+        String v = values.getOrDefault(key.name(), key.defaultText());
+        if (v == null) {
+            problems.add(key.name(), null, "required");
+            return null;
+        }
+        return problems.read(key, key.name(), v, false);
+    }
+
+    private static Path parsePath(String v) {
+        try {
+            return Path.of(v);
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("not a path (" + e.getReason() + ")");
+        }
+    }
+
+    private static void require(boolean ok, String reason) {
+        if (!ok) {
+            throw new IllegalArgumentException(reason);
+        }
     }
 
     /** {@code 500MB}, {@code 1 kb}, {@code 1048576}: binary multiples. */
@@ -191,40 +210,5 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
     /** {@code 10ms}, {@code 7d}, {@code 0}, {@code PT10S}. */
     static Duration parseDuration(String v) {
         return DurationText.parse(v, "10ms, 30s, 5m, 12h, 7d, PT10S");
-    }
-
-    private static <T> void check(List<String> problems, Key key, T value, java.util.function.Predicate<T> ok,
-            String reason) {
-        if (value != null && !ok.test(value)) {
-            problems.add(invalid(key, value, reason));
-        }
-    }
-
-    static String invalid(Key key, Object value, String reason) {
-        return "Invalid value " + value + " for configuration " + key.key() + ": " + reason;
-    }
-
-    /** Collects conversion problems so that all of them are reported together. */
-    private static final class Parser {
-        private final Map<String, String> values;
-        private final List<String> problems = new ArrayList<>();
-
-        Parser(Map<String, String> values) {
-            this.values = values;
-        }
-
-        <T> T get(Key key, Function<String, T> convert) {
-            String v = values.getOrDefault(key.key(), key.defaultValue());
-            if (v == null) {
-                problems.add(invalid(key, null, "required"));
-                return null;
-            }
-            try {
-                return convert.apply(v.strip());
-            } catch (IllegalArgumentException e) {
-                problems.add(invalid(key, v, e.getMessage()));
-                return null;
-            }
-        }
     }
 }

@@ -1,6 +1,8 @@
 package io.tributary.storage.buffer;
 
-import java.util.ArrayList;
+import io.tributary.core.config.ConfigKey;
+import io.tributary.core.config.ConfigProblems;
+import io.tributary.core.config.ConfigurationException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +30,7 @@ public final class LivePersistSettings {
 
     /**
      * @param initial the configured values (over the defaults); validated here
-     * @throws InvalidConfigurationException when they are refused
+     * @throws ConfigurationException when they are refused
      */
     public LivePersistSettings(PersistConfig config, Map<String, String> initial) {
         this.config = Objects.requireNonNull(config, "config");
@@ -59,16 +61,16 @@ public final class LivePersistSettings {
      * Applies {@code edits} (key to new value) as one change.
      *
      * @return the new settings
-     * @throws InvalidConfigurationException listing every problem; the current settings stay
+     * @throws ConfigurationException listing every problem; the current settings stay
      */
     public synchronized PersistSettings apply(Map<String, String> edits) {
         Snapshot old = snapshot;
-        List<String> problems = new ArrayList<>();
+        ConfigProblems problems = new ConfigProblems();
         for (Map.Entry<String, String> e : edits.entrySet()) {
             ConfigKey<?> key = config.key(e.getKey());
             if (key != null && !key.liveEditable() && !Objects.equals(e.getValue(), old.values().get(e.getKey()))) {
-                problems.add(InvalidConfigurationException.message(e.getKey(), e.getValue(),
-                        "takes effect at start only; change it in the configuration file and restart"));
+                problems.add(e.getKey(), e.getValue(),
+                        "takes effect at start only; change it in the configuration file and restart");
             }
         }
         Map<String, String> merged = new LinkedHashMap<>(old.values());
@@ -76,12 +78,10 @@ public final class LivePersistSettings {
         PersistSettings next = null;
         try {
             next = config.parse(merged);
-        } catch (InvalidConfigurationException ex) {
-            problems.addAll(ex.problems());
+        } catch (ConfigurationException ex) {
+            problems.addAll(ex);
         }
-        if (!problems.isEmpty()) {
-            throw new InvalidConfigurationException(problems);
-        }
+        problems.throwIfAny();
         snapshot = new Snapshot(Collections.unmodifiableMap(merged), next);
         for (Consumer<PersistSettings> l : listeners) {
             l.accept(next);

@@ -1,7 +1,10 @@
 package io.tributary.storage.buffer;
 
+import io.tributary.core.config.ByteSize;
+import io.tributary.core.config.ConfigKey;
+import io.tributary.core.config.ConfigProblems;
+import io.tributary.core.config.ConfigurationException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -9,19 +12,9 @@ import java.util.Map;
 
 /**
  * The declaration of the {@code storage.*} keys of the transaction buffer (names, types, defaults and
- * meanings exactly as ARCHITECTURE.md, "Spilling"), and the validation of a whole snapshot of them.
- *
- * <table>
- * <caption>keys</caption>
- * <tr><th>key</th><th>default</th></tr>
- * <tr><td>storage.isPersistOn</td><td>true</td></tr>
- * <tr><td>storage.persist.mode</td><td>AUTO</td></tr>
- * <tr><td>storage.persistNewThreshold</td><td>0.85</td></tr>
- * <tr><td>storage.persistAllThreshold</td><td>0.95</td></tr>
- * <tr><td>storage.txnPersistThreshold</td><td>100MB</td></tr>
- * <tr><td>storage.memoryLimit</td><td>25% of the max heap</td></tr>
- * <tr><td>storage.path</td><td>data/spill</td></tr>
- * </table>
+ * meanings exactly as ARCHITECTURE.md, "Spilling"; the daemon's docs/configuration.md is generated from them),
+ * and the validation of a whole snapshot of them. The memory limit's default and bound depend on the max heap,
+ * so the keys are declared per heap size.
  *
  * <p>{@link #parse} reports every problem, not only the first, as "Invalid value V for configuration K:
  * reason". Immutable and thread-safe.
@@ -45,23 +38,33 @@ public final class PersistConfig {
             throw new IllegalArgumentException("max heap must be positive, got " + maxHeapBytes);
         }
         this.maxHeapBytes = maxHeapBytes;
-        declare(new ConfigKey<>(IS_PERSIST_ON, Boolean.class, () -> "true", PersistConfig::parseBoolean,
-                "May anything spill to disk at all. Off: a transaction that does not fit the memory limit fails.",
-                true));
-        declare(new ConfigKey<>(MODE, PersistMode.class, () -> "AUTO", PersistConfig::parseMode,
-                "AUTO: memory first, disk under pressure; FORCE: every buffered transaction goes to disk.", true));
-        declare(new ConfigKey<>(NEW_THRESHOLD, Double.class, () -> "0.85", PersistConfig::parseShare,
-                "In AUTO, once buffer memory use passes this share of the budget, NEW data goes to disk.", true));
-        declare(new ConfigKey<>(ALL_THRESHOLD, Double.class, () -> "0.95", PersistConfig::parseShare,
-                "Once buffer memory use passes this share of the budget, data already in memory moves to disk too.",
-                true));
-        declare(new ConfigKey<>(TXN_THRESHOLD, Long.class, () -> "100MB", PersistConfig::parsePositiveSize,
-                "In AUTO, a single transaction larger than this spills at once, whatever the memory use.", true));
-        declare(new ConfigKey<>(MEMORY_LIMIT, Long.class, () -> ByteSize.format(maxHeapBytes / 4),
-                this::parseMemoryLimit, "The buffer's memory budget: its own byte accounting, not the heap gauge."
-                        + " Default 25% of the max heap; at most the max heap.", true));
-        declare(new ConfigKey<>(PATH, Path.class, () -> "data/spill", PersistConfig::parsePath,
-                "Directory of the RocksDB spill store; wiped at start. Takes effect at start only.", false));
+        declare(ConfigKey.define(IS_PERSIST_ON, Boolean.class).defaultValue("true").parser(PersistConfig::parseBoolean)
+                .doc("May anything spill to disk at all. Off: a transaction that does not fit the memory limit fails.")
+                .liveEditable().build());
+        declare(ConfigKey.define(MODE, PersistMode.class).defaultValue("AUTO").parser(PersistConfig::parseMode)
+                .doc("AUTO: memory first, disk under pressure; FORCE: every buffered transaction goes to disk.")
+                .liveEditable().build());
+        declare(ConfigKey.define(NEW_THRESHOLD, Double.class).defaultValue("0.85").parser(PersistConfig::parseShare)
+                .validator(PersistConfig::checkShare)
+                .doc("In AUTO, once buffer memory use passes this share of the budget, NEW data goes to disk. (0, 1];"
+                        + " at most " + ALL_THRESHOLD + ".")
+                .liveEditable().build());
+        declare(ConfigKey.define(ALL_THRESHOLD, Double.class).defaultValue("0.95").parser(PersistConfig::parseShare)
+                .validator(PersistConfig::checkShare)
+                .doc("Once buffer memory use passes this share of the budget, data already in memory moves to disk"
+                        + " too. (0, 1]")
+                .liveEditable().build());
+        declare(ConfigKey.define(TXN_THRESHOLD, Long.class).defaultValue("100MB").parser(ByteSize::parse)
+                .validator(PersistConfig::checkPositive)
+                .doc("In AUTO, a single transaction larger than this spills at once, whatever the memory use.")
+                .liveEditable().build());
+        declare(ConfigKey.define(MEMORY_LIMIT, Long.class)
+                .computedDefault(() -> ByteSize.format(maxHeapBytes / 4), "25% of the max heap")
+                .parser(ByteSize::parse).validator(this::checkMemoryLimit)
+                .doc("The buffer's memory budget: its own byte accounting, not the heap gauge. At most the max heap.")
+                .liveEditable().build());
+        declare(ConfigKey.define(PATH, Path.class).defaultValue("data/spill").parser(PersistConfig::parsePath)
+                .doc("Directory of the RocksDB spill store; wiped at start. Takes effect at start only.").build());
     }
 
     /** The keys for this JVM. */
@@ -104,14 +107,13 @@ public final class PersistConfig {
      * Validates a whole snapshot: the given keys over the defaults. Unknown keys, bad values and
      * inconsistent combinations are all reported.
      *
-     * @throws InvalidConfigurationException listing every problem
+     * @throws ConfigurationException listing every problem
      */
     public PersistSettings parse(Map<String, String> values) {
-        List<String> problems = new ArrayList<>();
+        ConfigProblems problems = new ConfigProblems();
         for (Map.Entry<String, String> e : values.entrySet()) {
             if (!keys.containsKey(e.getKey())) {
-                problems.add(InvalidConfigurationException.message(e.getKey(), e.getValue(),
-                        "unknown key (known: " + String.join(", ", keys.keySet()) + ")"));
+                problems.add(e.getKey(), e.getValue(), "unknown key (known: " + String.join(", ", keys.keySet()) + ")");
             }
         }
         Map<String, Object> parsed = new LinkedHashMap<>();
@@ -119,18 +121,15 @@ public final class PersistConfig {
             String text = values.containsKey(k.name()) ? values.get(k.name()) : k.defaultValue().get();
             try {
                 parsed.put(k.name(), k.parse(text));
-            } catch (IllegalArgumentException ex) {
-                problems.add(ex.getMessage());
+            } catch (ConfigurationException ex) {
+                problems.addAll(ex);
             }
         }
         if (parsed.get(NEW_THRESHOLD) instanceof Double n && parsed.get(ALL_THRESHOLD) instanceof Double a && n > a) {
-            problems.add(InvalidConfigurationException.message(NEW_THRESHOLD, textOf(values, NEW_THRESHOLD),
-                    "must not exceed " + ALL_THRESHOLD + " (" + a + "): new data would stay in memory while"
-                            + " buffered data is already moved to disk"));
+            problems.add(NEW_THRESHOLD, textOf(values, NEW_THRESHOLD), "must not exceed " + ALL_THRESHOLD + " (" + a
+                    + "): new data would stay in memory while buffered data is already moved to disk");
         }
-        if (!problems.isEmpty()) {
-            throw new InvalidConfigurationException(problems);
-        }
+        problems.throwIfAny();
         return new PersistSettings((Boolean) parsed.get(IS_PERSIST_ON), (PersistMode) parsed.get(MODE),
                 (Double) parsed.get(NEW_THRESHOLD), (Double) parsed.get(ALL_THRESHOLD), (Long) parsed.get(TXN_THRESHOLD),
                 (Long) parsed.get(MEMORY_LIMIT), (Path) parsed.get(PATH));
@@ -174,33 +173,31 @@ public final class PersistConfig {
     }
 
     private static Double parseShare(String s) {
-        double d;
         try {
-            d = Double.parseDouble(s);
+            return Double.parseDouble(s);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a number (expected a share of the memory limit, e.g. 0.85)");
         }
+    }
+
+    private static void checkShare(Double d) {
         if (!(d > 0 && d <= 1)) {
             throw new IllegalArgumentException("must be above 0 and at most 1 (a share of the memory limit)");
         }
-        return d;
     }
 
-    private static Long parsePositiveSize(String s) {
-        long n = ByteSize.parse(s);
+    private static void checkPositive(Long n) {
         if (n <= 0) {
             throw new IllegalArgumentException("must be positive");
         }
-        return n;
     }
 
-    private Long parseMemoryLimit(String s) {
-        long n = parsePositiveSize(s);
+    private void checkMemoryLimit(Long n) {
+        checkPositive(n);
         if (n > maxHeapBytes) {
             throw new IllegalArgumentException("exceeds the JVM's max heap (" + ByteSize.format(maxHeapBytes)
                     + "): the budget would not protect against an out-of-memory error");
         }
-        return n;
     }
 
     private static Path parsePath(String s) {

@@ -1,5 +1,6 @@
 package io.tributary.storage.buffer;
 
+import io.tributary.core.config.ByteSize;
 import java.nio.file.Path;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package io.tributary.storage.buffer;
 
+import io.tributary.core.config.ByteSize;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.FormatDescription;
 import java.util.ArrayList;

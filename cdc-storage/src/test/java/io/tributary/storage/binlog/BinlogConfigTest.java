@@ -3,6 +3,7 @@ package io.tributary.storage.binlog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.core.config.ConfigurationException;
 import io.tributary.core.event.BinlogFlavor;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +42,7 @@ class BinlogConfigTest {
         assertThatThrownBy(() -> BinlogConfig.parse(Map.of("binlog.flavor", "oracle", "binlog.file.size", "100",
                 "binlog.sync", "always", "binlog.sync.interval", "soon", "binlog.server.id", "0",
                 "binlog.retention.size", "lots")))
-                .isInstanceOfSatisfying(BinlogConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.problems()).containsExactly(
                         "Invalid value null for configuration binlog.dir: required",
                         "Invalid value oracle for configuration binlog.flavor: must be mysql or mariadb",
                         "Invalid value always for configuration binlog.sync: must be commit, interval or none",

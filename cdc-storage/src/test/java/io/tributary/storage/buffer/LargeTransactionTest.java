@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.tributary.core.config.ByteSize;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.DecoderOptions;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package io.tributary.storage.buffer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.core.config.ConfigurationException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,7 @@ class LivePersistSettingsTest {
         live.addListener(seen::add);
         // A valid key together with a bad one: the snapshot is refused as a whole.
         assertThatThrownBy(() -> live.apply(Map.of("storage.persist.mode", "FORCE", "storage.persistAllThreshold", "1.5")))
-                .isInstanceOf(InvalidConfigurationException.class)
+                .isInstanceOf(ConfigurationException.class)
                 .hasMessage("Invalid value 1.5 for configuration storage.persistAllThreshold: must be above 0 and at most 1"
                         + " (a share of the memory limit)");
         // Consistent alone, inconsistent with the current new threshold.

@@ -3,6 +3,9 @@ package io.tributary.storage.buffer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.core.config.ByteSize;
+import io.tributary.core.config.ConfigKey;
+import io.tributary.core.config.ConfigurationException;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -42,7 +45,7 @@ class PersistConfigTest {
     @Test
     void shouldRefuseUnknownKeyWithTheKafkaWording() {
         assertThatThrownBy(() -> config.parse(Map.of("storage.persistMode", "AUTO")))
-                .isInstanceOf(InvalidConfigurationException.class)
+                .isInstanceOf(ConfigurationException.class)
                 .hasMessageStartingWith("Invalid value AUTO for configuration storage.persistMode: unknown key");
     }
 
@@ -84,7 +87,7 @@ class PersistConfigTest {
 
     @Test
     void shouldReportEveryProblemNotJustTheFirst() {
-        InvalidConfigurationException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidConfigurationException.class,
+        ConfigurationException e = org.junit.jupiter.api.Assertions.assertThrows(ConfigurationException.class,
                 () -> config.parse(Map.of("storage.persist.mode", "SOMETIMES", "storage.persistAllThreshold", "2",
                         "storage.isPersistOn", "yes", "storage.bogus", "1")));
         assertThat(e.problems()).hasSize(4).allSatisfy(p -> assertThat(p).startsWith("Invalid value "));

@@ -1,5 +1,6 @@
 package io.tributary.test.bench;
 
+import io.tributary.core.config.ByteSize;
 import io.tributary.core.event.BinlogEventRecord;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.naming.LogicalNames;
@@ -8,7 +9,6 @@ import io.tributary.core.reader.ShardPosition;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
-import io.tributary.storage.buffer.ByteSize;
 import io.tributary.storage.buffer.LivePersistSettings;
 import io.tributary.storage.buffer.PersistConfig;
 import io.tributary.storage.buffer.SpillStore;

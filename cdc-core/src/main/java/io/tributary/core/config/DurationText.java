@@ -1,4 +1,4 @@
-package io.tributary.storage.buffer;
+package io.tributary.core.config;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;

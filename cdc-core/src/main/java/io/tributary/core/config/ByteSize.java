@@ -1,4 +1,4 @@
-package io.tributary.storage.buffer;
+package io.tributary.core.config;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
