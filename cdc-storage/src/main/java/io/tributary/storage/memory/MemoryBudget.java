@@ -1,6 +1,6 @@
 package io.tributary.storage.memory;
 
-import io.tributary.storage.buffer.ByteSize;
+import io.tributary.core.config.ByteSize;
 
 /**
  * Every memory limit of the data path, handed out in one place from the JVM's max heap and the two limits a
