@@ -11,6 +11,7 @@ public class TributaryConfigFailureAnalyzer extends AbstractFailureAnalyzer<Conf
     protected FailureAnalysis analyze(Throwable rootFailure, ConfigurationException cause) {
         return new FailureAnalysis("Tributary refused to start. " + cause.listing(),
                 "Fix the keys listed above in application.yml (or the overrides file / environment) and start again."
-                        + " deploy/application.yml documents every key.", cause);
+                        + " docs/configuration.md (and the comments of deploy/application.yml) document every key.",
+                cause);
     }
 }
