@@ -1,12 +1,12 @@
 package io.tributary.daemon.dump;
 
-import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.config.ByteSize;
 import io.tributary.core.config.ConfigKey;
 import io.tributary.core.config.ConfigProblems;
 import io.tributary.core.config.ConfigurationException;
 import io.tributary.core.config.DurationText;
-
+import io.tributary.core.event.BinlogFlavor;
+import io.tributary.storage.memory.MemoryBudget;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -99,7 +99,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
                     + " (MySQL's wait_timeout); a subscriber receiving the binlog is never timed out. 1s to 365d.")
             .build();
     public static final ConfigKey<Long> CACHE_SIZE = ConfigKey.define("dump.cache.size", Long.class)
-            .computedDefault(() -> ByteSize.format(Math.min(DEFAULT_CACHE_BYTES, Runtime.getRuntime().maxMemory() / 8)),
+            .computedDefault(() -> ByteSize.format(MemoryBudget.defaultTailCache(Runtime.getRuntime().maxMemory())),
                     ByteSize.format(DEFAULT_CACHE_BYTES) + " or an eighth of the max heap, whichever is smaller")
             .parser(ByteSize::parse)
             .validator(n -> {

@@ -4,6 +4,7 @@ import io.tributary.core.config.ByteSize;
 import io.tributary.core.config.ConfigKey;
 import io.tributary.core.config.ConfigProblems;
 import io.tributary.core.config.ConfigurationException;
+import io.tributary.storage.memory.MemoryBudget;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class PersistConfig {
                 .doc("In AUTO, a single transaction larger than this spills at once, whatever the memory use.")
                 .liveEditable().build());
         declare(ConfigKey.define(MEMORY_LIMIT, Long.class)
-                .computedDefault(() -> ByteSize.format(maxHeapBytes / 4), "25% of the max heap")
+                .computedDefault(() -> ByteSize.format(MemoryBudget.defaultTransactionBuffer(maxHeapBytes)), "25% of the max heap")
                 .parser(ByteSize::parse).validator(this::checkMemoryLimit)
                 .doc("The buffer's memory budget: its own byte accounting, not the heap gauge. At most the max heap.")
                 .liveEditable().build());
