@@ -287,14 +287,7 @@ final class BinlogStreamer implements Runnable {
             }
             return max;
         }
-        for (var sid : MySqlGtidSet.parse(gtids).toSids()) {
-            if (sid.uuid().equals(writer.serverUuid())) {
-                for (var iv : sid.intervals()) {
-                    max = Math.max(max, iv.endExclusive() - 1);
-                }
-            }
-        }
-        return max;
+        return MySqlGtidSet.parse(gtids).highest(writer.serverUuid());
     }
 
     private String gtidsText(long sequence) {
