@@ -15,6 +15,7 @@ import io.tributary.core.packet.MySqlPacketDecoder;
 import io.tributary.core.packet.MySqlPacketEncoder;
 import io.tributary.core.packet.PacketSequence;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.tail.TailCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -204,7 +205,7 @@ public final class DumpServer implements Closeable {
         if (cache == null && !closed && config.cacheBytes() > 0) {
             GlobalBinlogWriter w = writer.get();
             if (w != null) {
-                cache = new TailCache(w, config.cacheBytes()).start();
+                cache = TailCache.attach(w, config.cacheBytes());
             }
         }
         return cache;
