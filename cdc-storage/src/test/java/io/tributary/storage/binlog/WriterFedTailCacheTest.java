@@ -150,7 +150,7 @@ class WriterFedTailCacheTest {
     }
 
     /** The entries are contiguous from {@code start} to {@code end} and hold the files' bytes. */
-    private static void assertSameAsFiles(Path dir, BinlogPosition start, List<TailCache.Entry> entries, BinlogPosition end)
+    static void assertSameAsFiles(Path dir, BinlogPosition start, List<TailCache.Entry> entries, BinlogPosition end)
             throws Exception {
         Map<String, byte[]> files = new HashMap<>();
         BinlogPosition at = start;
