@@ -52,6 +52,8 @@ import java.util.function.Consumer;
 public final class TailCache implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TailCache.class);
     private static final Duration IDLE_WAIT = Duration.ofMillis(500);
+    /** Events indexed per hold of the staging lock. */
+    private static final int EVENTS_PER_STEP = 256;
 
     /**
      * One cached event: where it starts, where the event after it starts (a ROTATE's target), its type, and its
@@ -232,49 +234,71 @@ public final class TailCache implements Closeable {
 
     /** Makes entries of the staged events that end at or before {@code durable}; false when there were none. */
     private boolean index(BinlogPosition durable) {
-        List<Entry> fresh = new ArrayList<>();
-        boolean gap = false;
-        BinlogPosition at;
-        synchronized (staging) {
-            at = indexEnd;
-            long durableFile = durable.fileNumber();
-            long s = stagedBytes;
-            Chunk c;
-            chunks:
-            while ((c = staged.peekFirst()) != null) {
-                if (c.indexed == 0 && !c.start.equals(at)) {
-                    // staged bytes were dropped before this chunk: the entries restart with it
-                    gap = true;
-                    fresh.clear();
-                    at = c.start;
-                }
-                while (c.indexed < c.length) {
-                    int off = c.indexed;
-                    int length = (int) readUInt32(c.bytes, off + 9);
-                    long fileOffset = c.start.position() + off;
-                    if (c.fileNumber > durableFile || c.fileNumber == durableFile && fileOffset + length > durable.position()) {
-                        break chunks;
+        List<Entry> fresh = new ArrayList<>(EVENTS_PER_STEP);
+        boolean any = false;
+        boolean more = true;
+        while (more && !closed) {
+            // a few events at a time, so that a write waits for the staging lock no longer than that
+            boolean gap = false;
+            BinlogPosition at;
+            fresh.clear();
+            synchronized (staging) {
+                at = indexEnd;
+                long durableFile = durable.fileNumber();
+                long s = stagedBytes;
+                int budget = EVENTS_PER_STEP;
+                Chunk c;
+                chunks:
+                while ((c = staged.peekFirst()) != null) {
+                    if (c.indexed == 0 && !c.start.equals(at)) {
+                        // staged bytes were dropped before this chunk: the entries restart with it
+                        gap = true;
+                        fresh.clear();
+                        at = c.start;
                     }
-                    if (length < EventHeader.LENGTH || off + length > c.length) {
-                        throw new IllegalStateException("staged bytes of " + c.start + " hold no whole event at " + fileOffset);
+                    while (c.indexed < c.length) {
+                        int off = c.indexed;
+                        int length = (int) readUInt32(c.bytes, off + 9);
+                        long fileOffset = c.start.position() + off;
+                        if (c.fileNumber > durableFile
+                                || c.fileNumber == durableFile && fileOffset + length > durable.position()) {
+                            more = false;
+                            break chunks;
+                        }
+                        if (budget-- == 0) {
+                            break chunks;
+                        }
+                        if (length < EventHeader.LENGTH || off + length > c.length) {
+                            throw new IllegalStateException("staged bytes of " + c.start + " hold no whole event at "
+                                    + fileOffset);
+                        }
+                        EventType type = EventType.ofCode(c.bytes[off + 4] & 0xff);
+                        BinlogPosition next = type == EventType.ROTATE
+                                ? rotateTarget(c.bytes, off, length, FormatDescription.CHECKSUM_LENGTH)
+                                : new BinlogPosition(c.start.file(), fileOffset + length);
+                        fresh.add(new Entry(at, next, type, c.bytes, off, length));
+                        at = next;
+                        c.indexed += length;
+                        s -= length;
                     }
-                    EventType type = EventType.ofCode(c.bytes[off + 4] & 0xff);
-                    BinlogPosition next = type == EventType.ROTATE
-                            ? rotateTarget(c.bytes, off, length, FormatDescription.CHECKSUM_LENGTH)
-                            : new BinlogPosition(c.start.file(), fileOffset + length);
-                    fresh.add(new Entry(at, next, type, c.bytes, off, length));
-                    at = next;
-                    c.indexed += length;
-                    s -= length;
+                    staged.pollFirst();
                 }
-                staged.pollFirst();
+                if (c == null) {
+                    more = false;
+                }
+                stagedBytes = s;
+                indexEnd = at;
             }
-            stagedBytes = s;
-            indexEnd = at;
+            if (!fresh.isEmpty() || gap) {
+                publish(fresh, gap, at);
+                any = true;
+            }
         }
-        if (fresh.isEmpty() && !gap) {
-            return false;
-        }
+        return any;
+    }
+
+    /** Appends {@code fresh} (after dropping every entry when {@code gap}), evicts, wakes the subscribers. */
+    private void publish(List<Entry> fresh, boolean gap, BinlogPosition at) {
         lock.lock();
         try {
             if (gap) { // every cursor handed out so far is now below base: those subscribers go back to the files
@@ -295,7 +319,6 @@ public final class TailCache implements Closeable {
         } finally {
             lock.unlock();
         }
-        return true;
     }
 
     /** Evicts the oldest entries beyond the limit (keeping the newest one); with {@link #lock} held. */
