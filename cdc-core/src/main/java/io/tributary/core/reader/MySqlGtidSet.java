@@ -84,6 +84,21 @@ public final class MySqlGtidSet {
         return false;
     }
 
+    /**
+     * The highest {@code n} such that {@code uuid:1-n} is in the set, 0 when {@code uuid:1} is not: what a reader
+     * of a binlog that numbers {@code uuid}'s transactions without gaps may skip at once.
+     */
+    public long gaplessEnd(UUID uuid) {
+        List<long[]> list = intervals.getOrDefault(uuid, List.of());
+        return list.isEmpty() || list.get(0)[0] != 1 ? 0 : list.get(0)[1];
+    }
+
+    /** The highest transaction number of {@code uuid} in the set, 0 when none. */
+    public long highest(UUID uuid) {
+        List<long[]> list = intervals.getOrDefault(uuid, List.of());
+        return list.isEmpty() ? 0 : list.get(list.size() - 1)[1];
+    }
+
     /** The SID block of COM_BINLOG_DUMP_GTID. */
     public List<ComBinlogDumpGtid.Sid> toSids() {
         List<ComBinlogDumpGtid.Sid> sids = new ArrayList<>();

@@ -29,6 +29,18 @@ class GtidPositionTest {
     }
 
     @Test
+    void mysqlGtidSetTellsTheGaplessPrefixAndTheHighestOfASource() {
+        MySqlGtidSet set = MySqlGtidSet.parse(A + ":1-5:7-9," + B + ":2-4");
+        assertThat(set.gaplessEnd(UUID.fromString(A))).isEqualTo(5);
+        assertThat(set.highest(UUID.fromString(A))).isEqualTo(9);
+        assertThat(set.gaplessEnd(UUID.fromString(B))).isZero();
+        assertThat(set.highest(UUID.fromString(B))).isEqualTo(4);
+        UUID none = UUID.randomUUID();
+        assertThat(set.gaplessEnd(none)).isZero();
+        assertThat(set.highest(none)).isZero();
+    }
+
+    @Test
     void mysqlGtidSetRefusesWhatItCannotRead() {
         assertThatThrownBy(() -> MySqlGtidSet.parse(A + ":tag:1-5"))
                 .hasMessage("invalid MySQL GTID set '" + A + ":tag:1-5': interval 'tag' (tagged GTIDs are not supported)");

@@ -19,6 +19,7 @@ import io.tributary.storage.binlog.BinlogIndex;
 import io.tributary.storage.binlog.BinlogPosition;
 import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.tail.TailCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -182,8 +183,9 @@ final class BinlogStreamer implements Runnable {
                 position = en.next();
                 afterRotate = false;
                 fromCache.increment();
-                noteSequence(en.type(), en.bytes());
-                write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}), Unpooled.wrappedBuffer(en.bytes())));
+                noteSequence(en.type(), en.chunk(), en.offset());
+                write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}),
+                        Unpooled.wrappedBuffer(en.chunk(), en.offset(), en.length())));
                 return true;
             } catch (TailCache.Evicted ev) {
                 if (!cache.isClosed()) { // closed: the server is stopping, nothing to report
@@ -201,9 +203,9 @@ final class BinlogStreamer implements Runnable {
         }
         fromFiles.increment();
         afterRotate = e.type() == EventType.ROTATE;
-        position = afterRotate ? TailCache.rotateTarget(e) : reader.position();
+        position = afterRotate ? rotateTarget(e) : reader.position();
         if (e.type() == EventType.GTID || e.type() == EventType.MARIA_GTID) {
-            noteSequence(e.type(), e.rawBytes());
+            noteSequence(e.type(), e.buffer(), e.bufferOffset());
         }
         sendEvent(e);
         return true;
@@ -229,14 +231,29 @@ final class BinlogStreamer implements Runnable {
         return cursor >= 0 || afterRotate || reader == null ? position : reader.position();
     }
 
-    /** Tracks the GTID sequence streamed, so a GTID subscriber joins the cache only past its own set. */
-    private void noteSequence(EventType type, byte[] raw) {
+    /** Where a ROTATE read from the files sends the subscriber. */
+    private static BinlogPosition rotateTarget(BinlogEvent e) {
+        return TailCache.rotateTarget(e.buffer(), e.bufferOffset(), e.length(), e.checksumLength());
+    }
+
+    /**
+     * Tracks the GTID sequence streamed, so a GTID subscriber joins the cache only past its own set; the event starts
+     * at {@code offset} in {@code raw}.
+     */
+    private void noteSequence(EventType type, byte[] raw, int offset) {
         if (type == EventType.GTID) {
-            lastSequence = java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                    .getLong(EventHeader.LENGTH + 1 + 16);
+            lastSequence = readLong(raw, offset + EventHeader.LENGTH + 1 + 16);
         } else if (type == EventType.MARIA_GTID) {
-            lastSequence = java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(EventHeader.LENGTH);
+            lastSequence = readLong(raw, offset + EventHeader.LENGTH);
         }
+    }
+
+    private static long readLong(byte[] b, int i) {
+        long v = 0;
+        for (int k = 7; k >= 0; k--) {
+            v = v << 8 | (b[i + k] & 0xffL);
+        }
+        return v;
     }
 
     private BinlogFileReader open() throws IOException {
@@ -287,14 +304,7 @@ final class BinlogStreamer implements Runnable {
             }
             return max;
         }
-        for (var sid : MySqlGtidSet.parse(gtids).toSids()) {
-            if (sid.uuid().equals(writer.serverUuid())) {
-                for (var iv : sid.intervals()) {
-                    max = Math.max(max, iv.endExclusive() - 1);
-                }
-            }
-        }
-        return max;
+        return MySqlGtidSet.parse(gtids).highest(writer.serverUuid());
     }
 
     private String gtidsText(long sequence) {

@@ -65,7 +65,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     enum State { GREETED, AUTH_SWITCHED, SHA2_FULL, SHA2_RSA, COMMANDS, DUMPING, CLOSED }
 
-    private final DumpServer server;
+    private final DumpContext context;
     private final long connectionId;
     private final byte[] seed = new byte[20];
     private State state = State.GREETED;
@@ -80,8 +80,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private long lastReadNanos = System.nanoTime();
     private boolean answering;
 
-    ConnectionHandler(DumpServer server, long connectionId) {
-        this.server = server;
+    ConnectionHandler(DumpContext context, long connectionId) {
+        this.context = context;
         this.connectionId = connectionId;
         SecureRandom random = new SecureRandom();
         for (int i = 0; i < seed.length; i++) {
@@ -91,43 +91,43 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        admitted = server.admit();
+        admitted = context.connections().admit();
         if (!admitted) {
             state = State.CLOSED;
             nextSequenceId = 0;
             sendAndClose(ctx, MySqlError.ER_CON_COUNT_ERROR.toPacket("Too many connections (dump.maxConnections = "
-                    + server.config().maxConnections() + ")"));
+                    + context.config().maxConnections() + ")"));
             return;
         }
-        plugin = server.config().flavor().isMariaDb() ? Authenticator.NATIVE : Authenticator.CACHING_SHA2;
-        String version = server.config().flavor().isMariaDb() ? "5.5.5-" + server.config().flavor().serverVersion()
-                : server.config().flavor().serverVersion();
+        plugin = context.config().flavor().isMariaDb() ? Authenticator.NATIVE : Authenticator.CACHING_SHA2;
+        String version = context.config().flavor().isMariaDb() ? "5.5.5-" + context.config().flavor().serverVersion()
+                : context.config().flavor().serverVersion();
         nextSequenceId = 0;
-        int capabilities = SERVER_CAPABILITIES | (server.sslContext() != null ? MySqlProtocol.CLIENT_SSL : 0);
+        int capabilities = SERVER_CAPABILITIES | (context.sslContext() != null ? MySqlProtocol.CLIENT_SSL : 0);
         send(ctx, new HandshakeV10(HandshakeV10.PROTOCOL_VERSION, version, connectionId, seed, capabilities,
                 MySqlProtocol.UTF8MB4_GENERAL_CI, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT, plugin));
         ctx.flush();
         ctx.executor().schedule(() -> {
             if (state.compareTo(State.COMMANDS) < 0 && ctx.channel().isActive()) {
                 LOG.info("dump connection {} from {} closed: not authenticated within {}", connectionId,
-                        ctx.channel().remoteAddress(), server.config().authTimeout());
+                        ctx.channel().remoteAddress(), context.config().authTimeout());
                 ctx.close();
             }
-        }, server.config().authTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }, context.config().authTimeout().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (admitted) {
             admitted = false;
-            server.release();
+            context.connections().release();
         }
         if (state == State.DUMPING && streaming != null && !streaming.isDone()) {
             LOG.info("dump connection {} ({}@{}) ended: the subscriber disconnected", connectionId, user,
                     ctx.channel().remoteAddress());
         }
         state = State.CLOSED;
-        server.subscriberEnded(ctx.channel());
+        context.connections().subscriberEnded(ctx.channel());
         if (streaming != null) {
             streaming.cancel(true);
         }
@@ -207,7 +207,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private void startTls(ChannelHandlerContext ctx) {
         MySqlPacketDecoder decoder = (MySqlPacketDecoder) ctx.pipeline().get("packet-decoder");
         ByteBuf rest = decoder.takeBytesAfterSslRequest();
-        if (server.sslContext() == null) {
+        if (context.sslContext() == null) {
             rest.release();
             LOG.info("dump connection {} from {}: asked for TLS, which is not offered (dump.tls.enabled)", connectionId,
                     ctx.channel().remoteAddress());
@@ -216,7 +216,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             return;
         }
         tls = true;
-        ctx.pipeline().addFirst("tls", server.sslContext().newHandler(ctx.alloc()));
+        ctx.pipeline().addFirst("tls", context.sslContext().newHandler(ctx.alloc()));
         if (rest.isReadable()) {
             ctx.pipeline().fireChannelRead(rest);
         } else {
@@ -226,7 +226,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     private void handshakeResponse(ChannelHandlerContext ctx, HandshakeResponse41 r) {
         user = r.user();
-        session = new DumpSession(connectionId, user, server.config().flavor(), false);
+        session = new DumpSession(connectionId, user, context.config().flavor(), false);
         String clientPlugin = r.authPluginName() == null || r.authPluginName().isEmpty() ? Authenticator.NATIVE
                 : r.authPluginName();
         if (!clientPlugin.equals(Authenticator.NATIVE) && !clientPlugin.equals(Authenticator.CACHING_SHA2)) {
@@ -241,7 +241,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     }
 
     private void authenticate(ChannelHandlerContext ctx, byte[] response) {
-        Authenticator auth = server.authenticator();
+        Authenticator auth = context.authenticator();
         if (plugin.equals(Authenticator.NATIVE)) {
             if (auth.checkNative(user, seed, response)) {
                 authenticated(ctx);
@@ -265,12 +265,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private void fullAuthentication(ChannelHandlerContext ctx, byte[] data) {
         if (data.length == 1 && data[0] == REQUEST_PUBLIC_KEY) {
             state = State.SHA2_RSA;
-            send(ctx, new AuthMoreData(server.authenticator().publicKeyPem().getBytes(StandardCharsets.US_ASCII)));
+            send(ctx, new AuthMoreData(context.authenticator().publicKeyPem().getBytes(StandardCharsets.US_ASCII)));
             ctx.flush();
             return;
         }
         if (tls) {
-            if (server.authenticator().checkClear(user, data)) {
+            if (context.authenticator().checkClear(user, data)) {
                 authenticated(ctx);
             } else {
                 denied(ctx, true);
@@ -281,7 +281,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     }
 
     private void rsaPassword(ChannelHandlerContext ctx, byte[] encrypted) {
-        if (server.authenticator().checkCachingSha2Rsa(user, seed, encrypted)) {
+        if (context.authenticator().checkCachingSha2Rsa(user, seed, encrypted)) {
             authenticated(ctx);
         } else {
             denied(ctx, true);
@@ -290,10 +290,10 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     private void authenticated(ChannelHandlerContext ctx) {
         state = State.COMMANDS;
-        session.admin = server.authenticator().isAdmin(user);
+        session.admin = context.authenticator().isAdmin(user);
         send(ctx, OkPacket.EMPTY);
         ctx.flush();
-        scheduleIdleCheck(ctx, server.config().idleTimeout().toNanos());
+        scheduleIdleCheck(ctx, context.config().idleTimeout().toNanos());
     }
 
     /**
@@ -307,16 +307,16 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 return;
             }
             long idleNanos = System.nanoTime() - lastReadNanos;
-            long limit = server.config().idleTimeout().toNanos();
+            long limit = context.config().idleTimeout().toNanos();
             if (idleNanos < limit || answering) {
                 scheduleIdleCheck(ctx, Math.max(limit - idleNanos, 1_000_000));
                 return;
             }
             LOG.info("dump connection {} ({}@{}) closed: idle for {} (dump.idleTimeout)", connectionId, user,
-                    ctx.channel().remoteAddress(), server.config().idleTimeout());
+                    ctx.channel().remoteAddress(), context.config().idleTimeout());
             nextSequenceId = 0;
             sendAndClose(ctx, MySqlError.ER_CLIENT_INTERACTION_TIMEOUT.toPacket("The client was disconnected by the"
-                    + " server because of inactivity (dump.idleTimeout = " + server.config().idleTimeout() + ")"));
+                    + " server because of inactivity (dump.idleTimeout = " + context.config().idleTimeout() + ")"));
         }, delayNanos, TimeUnit.NANOSECONDS);
     }
 
@@ -350,7 +350,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             case MySqlProtocol.COM_BINLOG_DUMP -> {
                 ComBinlogDump d = ComBinlogDump.decode(in);
                 String gtidState = session.userVariable("slave_connect_state");
-                boolean mariaGtid = server.config().flavor().isMariaDb() && gtidState != null
+                boolean mariaGtid = context.config().flavor().isMariaDb() && gtidState != null
                         && (d.fileName() == null || d.fileName().isEmpty());
                 BinlogPosition start = mariaGtid ? null : new BinlogPosition(d.fileName().isEmpty()
                         ? firstFile() : d.fileName(), Math.max(4, d.position()));
@@ -369,7 +369,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     }
 
     private String firstFile() {
-        GlobalBinlogWriter w = server.writer();
+        GlobalBinlogWriter w = context.writer().get();
         return w == null || w.index().entries().isEmpty() ? "binlog.000001" : w.index().entries().get(0).file();
     }
 
@@ -390,7 +390,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     }
 
     private void dump(ChannelHandlerContext ctx, DumpRequest request) {
-        GlobalBinlogWriter w = server.writer();
+        GlobalBinlogWriter w = context.writer().get();
         if (w == null) {
             reply(ctx, MySqlError.ER_MASTER_FATAL_ERROR_READING_BINLOG.toPacket("the global binlog is not open yet"
                     + " (Tributary is starting or recovering); retry shortly"));
@@ -398,18 +398,18 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         LOG.info("dump connection {} ({}@{}): {}", connectionId, user, ctx.channel().remoteAddress(), request);
         state = State.DUMPING;
-        server.subscriberStarted(ctx.channel());
-        streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, server.cache(), server.fileCounter(),
-                server.cacheCounter());
-        streaming = server.subscribers().submit(streamer);
+        context.connections().subscriberStarted(ctx.channel());
+        streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, context.tailCache().get(), context.fromFiles(),
+                context.fromCache());
+        streaming = context.subscribers().submit(streamer);
     }
 
     private void query(ChannelHandlerContext ctx, String sql) {
-        Answer a = server.responder().answer(sql, session);
+        Answer a = context.responder().answer(sql, session);
         if (a instanceof Answer.Deferred d) {
             int seq = nextSequenceId;
             answering = true;
-            server.subscribers().execute(() -> {
+            context.subscribers().execute(() -> {
                 Answer done;
                 try {
                     done = d.work().call();

@@ -15,6 +15,7 @@ import io.tributary.core.packet.MySqlPacketDecoder;
 import io.tributary.core.packet.MySqlPacketEncoder;
 import io.tributary.core.packet.PacketSequence;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.tail.TailCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,8 +56,7 @@ public final class DumpServer implements Closeable {
     private final Authenticator authenticator;
     private final QueryResponder responder;
     private final DumpTls tls;
-    private final AtomicInteger connections = new AtomicInteger();
-    private final AtomicLong connectionIds = new AtomicLong();
+    private final DumpConnections connections;
     private final AtomicInteger subscriberThreads = new AtomicInteger();
     private final ExecutorService subscribers = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "dump-subscriber-" + subscriberThreads.incrementAndGet());
@@ -65,7 +65,7 @@ public final class DumpServer implements Closeable {
     });
     private final java.util.concurrent.atomic.LongAdder eventsFromFiles = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder eventsFromCache = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.Set<Channel> dumping = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final DumpContext context;
     private TailCache cache;
     private boolean closed;
     private EventLoopGroup boss;
@@ -101,11 +101,9 @@ public final class DumpServer implements Closeable {
         String uuid = w == null ? "00000000-0000-0000-0000-000000000000" : w.serverUuid().toString();
         this.responder = new QueryResponder(new ServerVariables(config.flavor(), config.serverId(), uuid, config.port(),
                 tls != null), writer, live);
-    }
-
-    /** TLS for connections that ask for it; null when not offered. */
-    io.netty.handler.ssl.SslContext sslContext() {
-        return tls == null ? null : tls.context();
+        this.connections = new DumpConnections(config.maxConnections());
+        this.context = new DumpContext(config, authenticator, tls == null ? null : tls.context(), responder, writer,
+                this::cache, subscribers, connections, eventsFromFiles, eventsFromCache);
     }
 
     /** SHA-256 fingerprint of the certificate offered ({@code AB:CD:...}); null without TLS. */
@@ -129,7 +127,7 @@ public final class DumpServer implements Closeable {
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
                         config.subscriberBufferBytes() / 4, config.subscriberBufferBytes()))
-                .childHandler(new Initializer(this));
+                .childHandler(new Initializer(context));
         try {
             serverChannel = b.bind(config.bindHost(), config.port()).sync().channel();
         } catch (RuntimeException e) {
@@ -150,12 +148,12 @@ public final class DumpServer implements Closeable {
 
     /** Open client connections. */
     public int connectionCount() {
-        return connections.get();
+        return connections.count();
     }
 
     /** Connections receiving the binlog now. */
     public int subscriberCount() {
-        return dumping.size();
+        return connections.subscriberCount();
     }
 
     /**
@@ -163,22 +161,7 @@ public final class DumpServer implements Closeable {
      * {@code dump.subscriber.buffer} plus one event; its streamer waits instead of queuing more.
      */
     public long largestSubscriberBacklogBytes() {
-        long max = 0;
-        for (Channel c : dumping) {
-            io.netty.channel.ChannelOutboundBuffer out = c.unsafe().outboundBuffer();
-            if (out != null) {
-                max = Math.max(max, out.totalPendingWriteBytes());
-            }
-        }
-        return max;
-    }
-
-    void subscriberStarted(Channel channel) {
-        dumping.add(channel);
-    }
-
-    void subscriberEnded(Channel channel) {
-        dumping.remove(channel);
+        return connections.largestSubscriberBacklogBytes();
     }
 
     /** Events subscribers read from the binlog files (a subscriber catching up, or with the cache off). */
@@ -191,55 +174,18 @@ public final class DumpServer implements Closeable {
         return eventsFromCache.sum();
     }
 
-    java.util.concurrent.atomic.LongAdder fileCounter() {
-        return eventsFromFiles;
-    }
-
-    java.util.concurrent.atomic.LongAdder cacheCounter() {
-        return eventsFromCache;
-    }
-
-    /** The shared tail cache, started once the writer exists; null when turned off or not ready. */
-    synchronized TailCache cache() {
+    /**
+     * The shared tail cache, attached to the writer once it exists (fed by it from then on); null when turned off or
+     * not ready.
+     */
+    private synchronized TailCache cache() {
         if (cache == null && !closed && config.cacheBytes() > 0) {
             GlobalBinlogWriter w = writer.get();
             if (w != null) {
-                cache = new TailCache(w, config.cacheBytes()).start();
+                cache = TailCache.attach(w, config.cacheBytes());
             }
         }
         return cache;
-    }
-
-    DumpServerConfig config() {
-        return config;
-    }
-
-    GlobalBinlogWriter writer() {
-        return writer.get();
-    }
-
-    Authenticator authenticator() {
-        return authenticator;
-    }
-
-    QueryResponder responder() {
-        return responder;
-    }
-
-    ExecutorService subscribers() {
-        return subscribers;
-    }
-
-    boolean admit() {
-        if (connections.incrementAndGet() > config.maxConnections()) {
-            connections.decrementAndGet();
-            return false;
-        }
-        return true;
-    }
-
-    void release() {
-        connections.decrementAndGet();
     }
 
     @Override
@@ -271,16 +217,18 @@ public final class DumpServer implements Closeable {
 
     /**
      * Builds each connection's pipeline: packet decoder and encoder sharing one {@link PacketSequence}, then the
-     * connection's {@link ConnectionHandler}. Stateless itself, hence sharable.
+     * connection's {@link ConnectionHandler}, given the server's {@link DumpContext}. Sharable: its only state is
+     * the connection id counter.
      */
     @ChannelHandler.Sharable
     static final class Initializer extends ChannelInitializer<SocketChannel> {
         /** A client sends small packets; anything larger than this is refused before it is buffered. */
         private static final int MAX_CLIENT_PAYLOAD = 1 << 20;
-        private final DumpServer server;
+        private final DumpContext context;
+        private final AtomicLong connectionIds = new AtomicLong();
 
-        Initializer(DumpServer server) {
-            this.server = server;
+        Initializer(DumpContext context) {
+            this.context = context;
         }
 
         @Override
@@ -290,7 +238,7 @@ public final class DumpServer implements Closeable {
                     .addLast("packet-decoder", new MySqlPacketDecoder(MySqlPacketDecoder.Role.SERVER, sequence,
                             MAX_CLIENT_PAYLOAD))
                     .addLast("packet-encoder", new MySqlPacketEncoder(sequence))
-                    .addLast("connection", new ConnectionHandler(server, server.connectionIds.incrementAndGet()));
+                    .addLast("connection", new ConnectionHandler(context, connectionIds.incrementAndGet()));
         }
     }
 }

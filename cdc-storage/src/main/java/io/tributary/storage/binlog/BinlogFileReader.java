@@ -5,7 +5,6 @@ import io.tributary.core.event.EventType;
 import io.tributary.core.event.GtidEvent;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.event.RotateEvent;
-import io.tributary.core.packet.ComBinlogDumpGtid;
 import io.tributary.core.reader.MariaDbGtidPosition;
 import io.tributary.core.reader.MySqlGtidSet;
 import java.io.Closeable;
@@ -121,12 +120,7 @@ public final class BinlogFileReader implements Closeable {
             MySqlGtidSet set = MySqlGtidSet.parse(gtidSet);
             UUID uuid = writer.serverUuid();
             executed = s -> set.contains(uuid, s);
-            upTo = 0;
-            for (ComBinlogDumpGtid.Sid sid : set.toSids()) {
-                if (sid.uuid().equals(uuid) && !sid.intervals().isEmpty() && sid.intervals().get(0).start() == 1) {
-                    upTo = sid.intervals().get(0).endExclusive() - 1;
-                }
-            }
+            upTo = set.gaplessEnd(uuid);
         }
         BinlogIndex.Entry start = writer.index().startFor(upTo).orElseThrow(() -> new NoSuchFileException(
                 writer.index().entries().get(0).file(), null, "the subscriber's GTID set [" + gtidSet

@@ -75,6 +75,11 @@ import org.slf4j.LoggerFactory;
  * partly written page for the kernel to fill). The syncer learns of held transactions only once they are in
  * the file, so nothing held is ever fsynced, checkpointed or published.
  *
+ * <p><b>Feeds.</b> Each {@link BinlogFeed} ({@link #addFeed}: the shared tail cache) is handed the bytes of every
+ * write as it succeeds, from the write buffer itself, and the later patch of a GTID or the undoing of a failed
+ * transaction; the syncer's {@link DurabilityTracker} tells it which of them are durable. Without a feed this costs
+ * nothing.
+ *
  * <p>Threading: {@link #append}, {@link #rotate}, {@link #purge} and {@link #close} are synchronized;
  * one thread (the merger's output stage) appends, an admin thread may rotate or purge. Subscribers use
  * {@link #durability()} and {@link #index()} from any thread.
@@ -110,6 +115,9 @@ public final class GlobalBinlogWriter implements Closeable {
     private final CRC32 crc = new CRC32();
 
     private volatile RotationObserver rotationObserver = (from, to, step) -> { };
+    /** Told of every byte handed to the files (copy on write: read without a lock on every flush). */
+    private volatile BinlogFeed[] feeds = new BinlogFeed[0];
+    private final Object feedsLock = new Object();
 
     private BinlogSegment segment;
     private long filePreviousSequence;
@@ -261,6 +269,9 @@ public final class GlobalBinlogWriter implements Closeable {
                 // a flush mid-transaction wrote the held transactions (already passed on) and part of this one
                 buf.clear();
                 segment.truncate(start);
+                for (BinlogFeed f : feeds) {
+                    f.truncated(segment.name(), start);
+                }
             } else {
                 buf.writerIndex(bufStart);
             }
@@ -328,6 +339,27 @@ public final class GlobalBinlogWriter implements Closeable {
     @FunctionalInterface
     public interface RotationObserver {
         void rotating(String from, String to, RotationStep step);
+    }
+
+    /**
+     * Starts handing {@code feed} what this writer writes, from the end of what the files hold now (told to it by
+     * {@link BinlogFeed#attached}, under this writer's lock, so that nothing written is missed or told twice).
+     */
+    public synchronized void addFeed(BinlogFeed feed) {
+        java.util.Objects.requireNonNull(feed, "feed");
+        feed.attached(writtenPosition());
+        synchronized (feedsLock) {
+            BinlogFeed[] now = java.util.Arrays.copyOf(feeds, feeds.length + 1);
+            now[now.length - 1] = feed;
+            feeds = now;
+        }
+    }
+
+    /** Stops handing {@code feed} anything; does not wait for a write under way (a feed ignores calls once closed). */
+    public void removeFeed(BinlogFeed feed) {
+        synchronized (feedsLock) {
+            feeds = java.util.Arrays.stream(feeds).filter(f -> f != feed).toArray(BinlogFeed[]::new);
+        }
     }
 
     /** Replaces the rotation observer (default: none). */
@@ -423,19 +455,26 @@ public final class GlobalBinlogWriter implements Closeable {
             buf.setBytes(bufStart, gtidCopy);
         } else {
             segment.overwrite(ByteBuffer.wrap(gtidCopy), gtidAt);
+            for (BinlogFeed f : feeds) {
+                f.overwritten(segment.name(), gtidAt, ByteBuffer.wrap(gtidCopy));
+            }
         }
     }
 
     /**
-     * Hands the buffer to the file, retrying while the disk refuses (DOWN meanwhile), then passes the held
-     * transactions it completed on to the syncer.
+     * Hands the buffer to the file, retrying while the disk refuses (DOWN meanwhile), then to the feeds, then passes
+     * the held transactions it completed on to the syncer (so that a feed has the bytes before they can be durable).
      */
     private void flush() throws IOException {
         ByteBuffer bytes = buf.nioBuffer();
-        retrying("write " + bytes.remaining() + " bytes to " + segment.name() + " at " + segment.size(), () -> {
+        long at = segment.size();
+        retrying("write " + bytes.remaining() + " bytes to " + segment.name() + " at " + at, () -> {
             bytes.rewind();
             segment.write(bytes);
         });
+        for (BinlogFeed f : feeds) {
+            f.appended(segment.name(), at, bytes.duplicate().rewind());
+        }
         buf.clear();
         passOnHeld();
     }
@@ -455,11 +494,12 @@ public final class GlobalBinlogWriter implements Closeable {
         rotationObserver.rotating(old.name(), nextName, RotationStep.OLD_FILE_CLOSED);
         Path next = dir.resolve(nextName);
         BinlogSegment[] created = new BinlogSegment[1];
+        ByteBuffer header = fileHeader(encoder, config, serverUuid, lastSequence, now);
         retrying("create " + nextName, () -> {
             Files.deleteIfExists(next); // left by an earlier failed attempt, never published
             BinlogSegment s = BinlogSegment.create(next);
             try {
-                s.write(fileHeader(encoder, config, serverUuid, lastSequence, now));
+                s.write(header.duplicate());
             } catch (IOException e) {
                 s.close();
                 throw e;
@@ -474,6 +514,9 @@ public final class GlobalBinlogWriter implements Closeable {
             }
         });
         segment = created[0];
+        for (BinlogFeed f : feeds) { // the events after the magic, before the syncer can make them durable
+            f.appended(nextName, BinlogFiles.FIRST_EVENT, header.duplicate().position((int) BinlogFiles.FIRST_EVENT));
+        }
         filePreviousSequence = lastSequence;
         WriteCounters c = counters;
         counters = new WriteCounters(c.transactions(), c.events(), c.rowsEvents(), c.bytes(), c.filesCreated() + 1);

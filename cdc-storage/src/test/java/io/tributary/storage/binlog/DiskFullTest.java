@@ -96,4 +96,47 @@ class DiskFullTest {
         assertThat(BinlogDirectory.sequences(BinlogDirectory.read(dir)))
                 .isEqualTo(java.util.stream.LongStream.rangeClosed(1, total).boxed().toList());
     }
+
+    /** The tail cache the writer feeds holds, after the outage, exactly the durable bytes of the files. */
+    @Test
+    void shouldFeedTheTailCacheOnlyWhatReachedTheFilesWhileTheDiskIsFull() throws Exception {
+        Path dir = mountPoint.resolve("binlog");
+        Path ballast = mountPoint.resolve("ballast");
+        Files.write(ballast, new byte[1700 << 10]);
+        BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.file.size", "1MB",
+                "binlog.sync", "commit", "binlog.io.retry.interval", "100ms"));
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        int total = 2500;
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
+             io.tributary.storage.tail.TailCache cache = io.tributary.storage.tail.TailCache.attach(w, 64 << 20)) {
+            BinlogPosition start = w.writtenPosition();
+            long first = cache.find(start);
+            CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
+                try {
+                    for (int i = 0; i < total; i++) {
+                        w.append(feed.next(), i % 5 != 4 && i < total - 1);
+                    }
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (w.health().up() && !writing.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(w.health().up()).as("health while the disk is full").isFalse();
+            Thread.sleep(300); // a few retries
+            Files.delete(ballast);
+            writing.get(60, TimeUnit.SECONDS);
+            assertThat(w.durability().awaitSequence(total, Duration.ofSeconds(20))).isTrue();
+            BinlogPosition durable = w.durability().current().position();
+            List<io.tributary.storage.tail.TailCache.Entry> entries = new ArrayList<>();
+            for (long c = first; entries.isEmpty() || !entries.get(entries.size() - 1).next().equals(durable); c++) {
+                io.tributary.storage.tail.TailCache.Entry e = cache.get(c, Duration.ofSeconds(5));
+                assertThat(e).as("entry %d", c).isNotNull();
+                entries.add(e);
+            }
+            WriterFedTailCacheTest.assertSameAsFiles(dir, start, entries, durable);
+        }
+    }
 }
