@@ -15,6 +15,7 @@ import io.tributary.storage.binlog.RecoveredBinlog;
 import io.tributary.storage.buffer.LivePersistSettings;
 import io.tributary.storage.buffer.SpillStore;
 import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.storage.memory.MemoryBudget;
 import io.tributary.storage.merge.GlobalBinlogPipeline;
 import io.tributary.storage.merge.MergeStage;
 import java.time.Clock;
@@ -94,6 +95,9 @@ public final class TributaryRuntime implements AutoCloseable {
             step = "open the spill store in " + persist.current().path();
             spill = SpillStore.open(persist.current().path());
             buffer = new TransactionBuffer(persist, spill);
+            MemoryBudget budget = MemoryBudget.of(Runtime.getRuntime().maxMemory(), persist.current().memoryLimitBytes(),
+                    config.dump().cacheBytes(), config.shards().size());
+            log.info("{}", budget.describe());
             step = "start the heartbeats (table __cdc__.__cdc_heartbeat__ on every shard)";
             heartbeats = new HeartbeatWriter(heartbeatTargets(), config.heartbeatInterval(), HeartbeatWriter::systemMicros);
             heartbeats.start();
@@ -101,14 +105,14 @@ public final class TributaryRuntime implements AutoCloseable {
             List<ShardReaderConfig> readers = new ArrayList<>();
             for (ShardConfig s : config.shards()) {
                 step = "find where shard " + s.name() + " starts";
-                readers.add(readerConfig(s, checkpoints.containsKey(s.name())));
+                readers.add(readerConfig(s, checkpoints.containsKey(s.name()), budget.readerReadAhead()));
             }
             step = "start the dump server on port " + config.dump().port();
             GlobalBinlogWriter w = writer;
             dump = new DumpServer(config.dump(), () -> w, liveVariables).start();
             step = "start the shard readers";
             pipeline = new GlobalBinlogPipeline(readers, checkpoints, writer, buffer, config.naming(), config.xaMaxWait(),
-                    RING_SIZE);
+                    RING_SIZE, budget.mergeRing());
             pipeline.delayListener(delays);
             pipeline.start();
             log.info("Tributary started: {} shards -> global binlog {} ({}), dump server on port {}",
@@ -135,15 +139,14 @@ public final class TributaryRuntime implements AutoCloseable {
         return targets;
     }
 
-    private static ShardReaderConfig readerConfig(ShardConfig s, boolean checkpointed) throws java.sql.SQLException {
+    private static ShardReaderConfig readerConfig(ShardConfig s, boolean checkpointed, long readAhead)
+            throws java.sql.SQLException {
         ShardPosition start = checkpointed ? ShardPosition.at("(checkpoint)", ShardPosition.FIRST_EVENT)
                 : ShardJdbc.resolve(s);
         if (!checkpointed) {
             log.info("shard {}: no checkpoint yet; starting at {} ({})", s.name(), start, s.start());
         }
-        // each reader's read-ahead buffer (Netty direct memory) scales with the heap: 64 MB each would fill a
-        // 512 MB JVM's direct memory with 8 shards before the transaction buffer got any of it
-        long readAhead = Math.max(4L << 20, Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 32));
+        // the read-ahead buffer (Netty direct memory) is the reader's share of the memory budget
         return ShardReaderConfig.of(s.name(), s.host(), s.port(), s.user(), s.password(), s.readerServerId(), start)
                 .withTls(s.tls(), null).withBuffer(10_000, readAhead);
     }

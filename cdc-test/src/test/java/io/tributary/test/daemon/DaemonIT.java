@@ -66,6 +66,11 @@ class DaemonIT {
                 assertThat(health).startsWith("{\"status\":\"UP\"").contains("\"shards\"", "\"globalBinlog\"", "\"disk\"",
                         "\"shard-0\"", "STREAMING");
                 assertThat(daemon.logContains("status: EPS")).as("status line in %s", daemon.logFile()).isTrue();
+                Matcher budget = Pattern.compile("memory budget of a \\S+ heap: transaction buffer \\S+ \\(storage\\.memoryLimit\\),"
+                        + " tail cache \\S+ \\(dump\\.cache\\.size\\), merge ring \\S+, reader read-ahead 2 x \\S+ \\(direct\\)")
+                        .matcher(Files.readString(daemon.logFile()));
+                assertThat(budget.find()).as("the memory budget's startup line in %s", daemon.logFile()).isTrue();
+                assertThat(budget.find()).as("one memory budget line per start").isFalse();
 
                 Matcher seq = LAST_SEQUENCE.matcher(health);
                 assertThat(seq.find()).isTrue();
