@@ -50,7 +50,7 @@ final class BinlogStreamTracker {
 
     private final String shard;
     private final boolean mariaDb;
-    private final MySqlGtidSet mysqlGtids;
+    private final MySqlGtidSet.Builder mysqlGtids;
     private final MariaDbGtidPosition mariaGtids;
     private final CRC32 crc = new CRC32();
 
@@ -75,7 +75,7 @@ final class BinlogStreamTracker {
         this.file = start.file();
         this.position = start.position();
         if (start.hasGtidSet()) {
-            mysqlGtids = mariaDb ? null : MySqlGtidSet.parse(start.gtidSet());
+            mysqlGtids = mariaDb ? null : MySqlGtidSet.builder(start.gtidSet());
             mariaGtids = mariaDb ? MariaDbGtidPosition.parse(start.gtidSet()) : null;
             gtidText = mariaDb ? mariaGtids.toString() : mysqlGtids.toString();
         } else {

@@ -2,8 +2,10 @@ package io.tributary.core.reader;
 
 import io.tributary.core.packet.ComBinlogDumpGtid;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -12,13 +14,27 @@ import java.util.UUID;
  * {@code uuid:1-5:7,uuid2:1-3} (as in {@code @@gtid_executed}); tagged GTIDs (8.3+) are not
  * supported and are refused with a message.
  *
- * <p>Mutable; owned by one thread.
+ * <p>Immutable, so it can be handed between threads and kept in positions; a reader that adds one GTID per
+ * transaction does so on a {@link Builder} it owns.
  */
 public final class MySqlGtidSet {
-    private final TreeMap<UUID, List<long[]>> intervals = new TreeMap<>();
+    /** The set with no GTID. */
+    public static final MySqlGtidSet EMPTY = new MySqlGtidSet(new TreeMap<>());
+
+    /** Unmodifiable; each interval is {@code {start, end}}, inclusive, never written after construction. */
+    private final SortedMap<UUID, List<long[]>> intervals;
+
+    private MySqlGtidSet(TreeMap<UUID, List<long[]>> owned) {
+        this.intervals = Collections.unmodifiableSortedMap(owned);
+    }
 
     public static MySqlGtidSet parse(String text) {
-        MySqlGtidSet set = new MySqlGtidSet();
+        return builder(text).build();
+    }
+
+    /** A builder holding the set {@code text} names (empty for null or blank). */
+    public static Builder builder(String text) {
+        Builder set = new Builder();
         if (text == null || text.isBlank()) {
             return set;
         }
@@ -55,24 +71,68 @@ public final class MySqlGtidSet {
         return set;
     }
 
-    public void add(UUID uuid, long gno) {
-        addRange(uuid, gno, gno);
+    /** This set with {@code uuid:gno} added (this set when it is in already). */
+    public MySqlGtidSet with(UUID uuid, long gno) {
+        if (contains(uuid, gno)) {
+            return this;
+        }
+        return toBuilder().add(uuid, gno).build();
     }
 
-    private void addRange(UUID uuid, long start, long end) {
-        List<long[]> list = intervals.computeIfAbsent(uuid, u -> new ArrayList<>());
-        int i = 0;
-        while (i < list.size() && list.get(i)[1] < start - 1) {
-            i++;
+    /** A builder starting from this set. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        intervals.forEach((uuid, list) -> list.forEach(r -> b.addRange(uuid, r[0], r[1])));
+        return b;
+    }
+
+    /**
+     * A GTID set being built: the one mutable form, owned by one thread (a shard reader adds the GTID of each
+     * transaction it passes). {@link #build} gives the immutable set.
+     */
+    public static final class Builder {
+        private final TreeMap<UUID, List<long[]>> intervals = new TreeMap<>();
+
+        private Builder() {
         }
-        long s = start;
-        long e = end;
-        while (i < list.size() && list.get(i)[0] <= end + 1) {
-            s = Math.min(s, list.get(i)[0]);
-            e = Math.max(e, list.get(i)[1]);
-            list.remove(i);
+
+        public Builder add(UUID uuid, long gno) {
+            addRange(uuid, gno, gno);
+            return this;
         }
-        list.add(i, new long[] {s, e});
+
+        private void addRange(UUID uuid, long start, long end) {
+            List<long[]> list = intervals.computeIfAbsent(uuid, u -> new ArrayList<>());
+            int i = 0;
+            while (i < list.size() && list.get(i)[1] < start - 1) {
+                i++;
+            }
+            long s = start;
+            long e = end;
+            while (i < list.size() && list.get(i)[0] <= end + 1) {
+                s = Math.min(s, list.get(i)[0]);
+                e = Math.max(e, list.get(i)[1]);
+                list.remove(i);
+            }
+            list.add(i, new long[] {s, e});
+        }
+
+        /** The set as built so far; later adds do not change it. */
+        public MySqlGtidSet build() {
+            TreeMap<UUID, List<long[]>> copy = new TreeMap<>();
+            intervals.forEach((uuid, list) -> {
+                List<long[]> ranges = new ArrayList<>(list.size());
+                list.forEach(r -> ranges.add(new long[] {r[0], r[1]}));
+                copy.put(uuid, Collections.unmodifiableList(ranges));
+            });
+            return new MySqlGtidSet(copy);
+        }
+
+        /** The text form of the set as built so far. */
+        @Override
+        public String toString() {
+            return format(intervals);
+        }
     }
 
     public boolean contains(UUID uuid, long gno) {
@@ -114,6 +174,20 @@ public final class MySqlGtidSet {
 
     @Override
     public String toString() {
+        return format(intervals);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MySqlGtidSet other && toString().equals(other.toString());
+    }
+
+    @Override
+    public int hashCode() {
+        return toString().hashCode();
+    }
+
+    private static String format(Map<UUID, List<long[]>> intervals) {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<UUID, List<long[]>> e : intervals.entrySet()) {
             if (sb.length() > 0) {

@@ -15,10 +15,10 @@ class GtidPositionTest {
 
     @Test
     void mysqlGtidSetMergesAdjacentTransactionsAndPrintsLikeGtidExecuted() {
-        MySqlGtidSet set = MySqlGtidSet.parse(B + ":1-3,\n" + A + ":1-5:7");
-        set.add(UUID.fromString(A), 6);
-        set.add(UUID.fromString(A), 9);
-        set.add(UUID.fromString(B), 4);
+        MySqlGtidSet.Builder building = MySqlGtidSet.builder(B + ":1-3,\n" + A + ":1-5:7");
+        building.add(UUID.fromString(A), 6).add(UUID.fromString(A), 9).add(UUID.fromString(B), 4);
+        assertThat(building).hasToString(A + ":1-7:9," + B + ":1-4");
+        MySqlGtidSet set = building.build();
         assertThat(set).hasToString(A + ":1-7:9," + B + ":1-4");
         assertThat(set.contains(UUID.fromString(A), 8)).isFalse();
         assertThat(set.toSids()).containsExactly(
@@ -26,6 +26,21 @@ class GtidPositionTest {
                         new ComBinlogDumpGtid.Interval(9, 10))),
                 new ComBinlogDumpGtid.Sid(UUID.fromString(B), List.of(new ComBinlogDumpGtid.Interval(1, 5))));
         assertThat(MySqlGtidSet.parse("")).hasToString("");
+    }
+
+    @Test
+    void aMysqlGtidSetNeverChangesOnceBuilt() {
+        MySqlGtidSet.Builder building = MySqlGtidSet.builder(A + ":1-5");
+        MySqlGtidSet built = building.build();
+        building.add(UUID.fromString(A), 6);
+        assertThat(built).hasToString(A + ":1-5");
+
+        MySqlGtidSet more = built.with(UUID.fromString(A), 7);
+        assertThat(more).hasToString(A + ":1-5:7").isNotEqualTo(built);
+        assertThat(built).hasToString(A + ":1-5");
+        assertThat(built.with(UUID.fromString(A), 3)).isSameAs(built);
+        assertThat(MySqlGtidSet.parse(A + ":1-3:4-5")).isEqualTo(built).hasSameHashCodeAs(built);
+        assertThat(MySqlGtidSet.parse("")).isEqualTo(MySqlGtidSet.EMPTY);
     }
 
     @Test
