@@ -18,6 +18,8 @@ import io.tributary.core.event.XaPrepareEvent;
 import io.tributary.core.event.XaXid;
 import io.tributary.core.event.rows.RowChange;
 import io.tributary.core.event.rows.RowsEventDecoder;
+import io.tributary.core.framing.Boundary;
+import io.tributary.core.framing.TransactionFramer;
 import io.tributary.core.order.HeartbeatWriter;
 import io.tributary.core.order.ShardUnit;
 import io.tributary.core.reader.ShardEvent;
@@ -27,7 +29,6 @@ import io.tributary.storage.buffer.TransactionBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -54,7 +55,16 @@ import org.slf4j.LoggerFactory;
  *     one QUERY event;</li>
  * <li>a {@code ROLLBACK} query: nothing (the group is dropped).</li>
  * </ul>
- * A transaction whose table maps name {@code __cdc__.__cdc_heartbeat__} is a HEARTBEAT: its row's
+ * What a query is ({@code BEGIN}, {@code COMMIT}, {@code XA END}, ...) is the reader's
+ * {@link TransactionFramer}'s finding, carried with the event ({@link ShardEvent#boundary()}); a
+ * {@code BEGIN}, {@code XA START}, {@code XA END}, {@code COMMIT} or {@code ROLLBACK} so found is acted on
+ * without decoding the event. Queries the reader did not frame (inside a compressed transaction, MariaDB
+ * compressed queries, events built without a reader) are classified by the same rules
+ * ({@link TransactionFramer#statement}) from their decoded text. This group state is the assembler's own: it
+ * opens a group at a table map or rows event outside one, and ends one at {@code XA COMMIT}/{@code XA ROLLBACK}
+ * inside its {@code XA START}, where the reader's framing does neither.
+ *
+ * <p>A transaction whose table maps name {@code __cdc__.__cdc_heartbeat__} is a HEARTBEAT: its row's
  * {@code heartbeat} column is the value; it is consumed and never buffered. DDL on {@code __cdc__} is
  * dropped as well.
  *
@@ -129,7 +139,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
     public void accept(ShardEvent event) {
         try {
             long offset = event.logPos() == 0 ? before.position() : event.position().position() - event.eventSize();
-            if (!appendedAsSent(event, offset)) {
+            if (!appendedAsSent(event, offset) && !framedAsSent(event, offset)) {
                 decodeAndHandle(event, offset, event.toByteArray());
             }
             before = event.position();
@@ -207,6 +217,30 @@ public final class ShardStreamAssembler implements AutoCloseable {
             txn = buffer.begin(shard, key(), fde);
         }
         txn.append(raw, offset, typeCode, fde.checksumLength(), body);
+        return true;
+    }
+
+    /**
+     * A query the reader's framer found to be {@code BEGIN}, {@code XA START}, {@code XA END}, {@code COMMIT} or
+     * {@code ROLLBACK} ({@link ShardEvent#boundary()}): acted on by that finding and its header, with no decoder.
+     * Returns whether the event was taken here.
+     */
+    private boolean framedAsSent(ShardEvent event, long offset) {
+        Boundary kind = event.boundary();
+        if (kind == null || fde == null || event.type() != EventType.QUERY.code() || event.artificial()
+                || fde.headerLength() != EventHeader.LENGTH) {
+            return false;
+        }
+        switch (kind) {
+            case BEGIN, XA_START -> begin(before.file(), offset);
+            case XA_END -> {
+            }
+            case COMMIT -> end(EventType.QUERY, offset, event.timestamp(), ShardUnit.Kind.TRANSACTION, null, event);
+            case ROLLBACK -> discard();
+            default -> {
+                return false;
+            }
+        }
         return true;
     }
 
@@ -389,30 +423,32 @@ public final class ShardStreamAssembler implements AutoCloseable {
 
     private void query(BinlogEvent e, String file, long offset, ShardEvent source) {
         QueryEvent q = e.body(QueryEvent.class);
-        String sql = q.sql().strip();
-        String head = sql.length() > 24 ? sql.substring(0, 24).toUpperCase(Locale.ROOT) : sql.toUpperCase(Locale.ROOT);
-        if (head.startsWith("BEGIN") || head.startsWith("XA START") || head.startsWith("XA BEGIN")) {
-            if (!open) {
-                openGroup(file, offset);
+        // the reader's finding when this is the event it framed, else the same rules on the decoded text
+        Boundary kind = source.boundary() != null && source.type() == EventType.QUERY.code() && e.type() == EventType.QUERY
+                ? source.boundary() : TransactionFramer.statement(q.sql());
+        switch (kind) {
+            case BEGIN, XA_START -> {
+                begin(file, offset);
+                return;
             }
-            begun = true;
-            return;
+            case XA_END -> {
+                return;
+            }
+            case COMMIT -> {
+                end(e, ShardUnit.Kind.TRANSACTION, null, source);
+                return;
+            }
+            case ROLLBACK -> {
+                discard();
+                return;
+            }
+            default -> {
+            }
         }
-        if (head.startsWith("XA END")) {
-            return;
-        }
-        if (isWord(head, "COMMIT")) {
-            end(e, ShardUnit.Kind.TRANSACTION, null, source);
-            return;
-        }
-        if (isWord(head, "ROLLBACK") && !head.substring(8).stripLeading().startsWith("TO")) {
-            discard();
-            return;
-        }
-        boolean xaEnd = head.startsWith("XA COMMIT") || head.startsWith("XA ROLLBACK");
+        boolean xaEnd = kind == Boundary.XA_COMMIT || kind == Boundary.XA_ROLLBACK;
         if (open && begun && xaEnd) {
             // XA COMMIT ... ONE PHASE (or an XA ROLLBACK) closing its own XA START group
-            if (head.startsWith("XA COMMIT")) {
+            if (kind == Boundary.XA_COMMIT) {
                 end(e, ShardUnit.Kind.TRANSACTION, null, source);
             } else {
                 discard();
@@ -425,8 +461,9 @@ public final class ShardStreamAssembler implements AutoCloseable {
         if (!open) {
             openGroup(file, offset);
         }
+        String sql = q.sql().strip();
         if (xaEnd) {
-            boolean commit = head.startsWith("XA COMMIT");
+            boolean commit = kind == Boundary.XA_COMMIT;
             XaXid xid = mariaXid != null ? mariaXid : XaStatements.xid(sql, shard + " at " + file + ":" + offset);
             if (commit && XaStatements.onePhase(sql)) {
                 end(e, ShardUnit.Kind.TRANSACTION, null, source);
@@ -441,6 +478,14 @@ public final class ShardStreamAssembler implements AutoCloseable {
         }
         append(e);
         end(e, ShardUnit.Kind.TRANSACTION, null, source);
+    }
+
+    /** A {@code BEGIN} or {@code XA START}: opens a group unless one is open, and marks it begun. */
+    private void begin(String file, long offset) {
+        if (!open) {
+            openGroup(file, offset);
+        }
+        begun = true;
     }
 
     private void openGroup(String file, long offset) {
@@ -579,11 +624,6 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
         }
         return (number << 40) | offset;
-    }
-
-    private static boolean isWord(String head, String word) {
-        return head.startsWith(word) && (head.length() == word.length()
-                || !Character.isLetterOrDigit(head.charAt(word.length())) && head.charAt(word.length()) != '_');
     }
 
     @Override
