@@ -105,9 +105,14 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private ShardPosition before;
     private long lastSequence = Long.MIN_VALUE;
 
+    /**
+     * The group being buffered: none, opened (by a GTID event, or by the query that is its one statement), or begun
+     * (by {@code BEGIN}/{@code XA START}, or by a table map or rows event that found no group open).
+     */
+    private enum Group { NONE, OPENED, BEGUN }
+
     // the open group
-    private boolean open;
-    private boolean begun;
+    private Group group = Group.NONE;
     private ShardPosition groupStart;
     private String groupFile;
     private long groupOffset;
@@ -193,7 +198,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             return false;
         }
         if (typeCode == EventType.XID.code()) {
-            if (!open) {
+            if (group == Group.NONE) {
                 return false; // the decoder's path says so
             }
             // the commit: its header is all that is read
@@ -349,7 +354,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
 
     /** The reader resumes at {@code restart}: drop the partial group. */
     public void rewind(ShardPosition restart) {
-        if (open) {
+        if (group != Group.NONE) {
             log.info("shard {}: reader rewinds to {}; dropping the partial transaction {}", shard, restart, describe());
         }
         discard();
@@ -370,7 +375,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
         }
         switch (type) {
             case GTID, GTID_TAGGED, ANONYMOUS_GTID, MARIA_GTID -> {
-                if (open) {
+                if (group != Group.NONE) {
                     log.warn("shard {}: {} at {} opens a group while {} is open; dropping it", shard, type, offset, describe());
                     discard();
                 }
@@ -446,7 +451,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
         }
         boolean xaEnd = kind == Boundary.XA_COMMIT || kind == Boundary.XA_ROLLBACK;
-        if (open && begun && xaEnd) {
+        if (group == Group.BEGUN && xaEnd) {
             // XA COMMIT ... ONE PHASE (or an XA ROLLBACK) closing its own XA START group
             if (kind == Boundary.XA_COMMIT) {
                 end(e, ShardUnit.Kind.TRANSACTION, null, source);
@@ -455,10 +460,10 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
             return;
         }
-        if (open && begun) {
+        if (group == Group.BEGUN) {
             return; // a statement inside a transaction (statement-based rows): not written
         }
-        if (!open) {
+        if (group == Group.NONE) {
             openGroup(file, offset);
         }
         String sql = q.sql().strip();
@@ -482,15 +487,14 @@ public final class ShardStreamAssembler implements AutoCloseable {
 
     /** A {@code BEGIN} or {@code XA START}: opens a group unless one is open, and marks it begun. */
     private void begin(String file, long offset) {
-        if (!open) {
+        if (group == Group.NONE) {
             openGroup(file, offset);
         }
-        begun = true;
+        group = Group.BEGUN;
     }
 
     private void openGroup(String file, long offset) {
-        open = true;
-        begun = false;
+        group = Group.OPENED;
         groupStart = before;
         groupFile = file;
         groupOffset = offset;
@@ -519,7 +523,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
      * the open group as a unit of {@code kind}.
      */
     private void end(EventType type, long offset, long headerSeconds, ShardUnit.Kind kind, XaXid xid, ShardEvent source) {
-        if (!open) {
+        if (group == Group.NONE) {
             log.warn("shard {}: {} at {} ends a group that was never opened; ignored", shard, type, offset);
             return;
         }
@@ -542,7 +546,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
             if (heartbeatValue <= 0) {
                 // the row the heartbeat writer creates (value 0) is not a beat
-                open = false;
+                group = Group.NONE;
                 return;
             }
             unit = new ShardUnit<>(shardIndex, sequence, ShardUnit.Kind.HEARTBEAT, micros, null, heartbeatValue, key,
@@ -562,7 +566,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
         }
         txn = null;
-        open = false;
+        group = Group.NONE;
         out.accept(unit);
         if (kind == ShardUnit.Kind.XA_ROLLBACK) {
             BufferedTransaction dropped = prepared.remove(xid);
@@ -579,14 +583,13 @@ public final class ShardStreamAssembler implements AutoCloseable {
             txn.release();
         }
         txn = null;
-        open = false;
-        begun = false;
+        group = Group.NONE;
     }
 
     private void requireOpen(String file, long offset) {
-        if (!open) {
+        if (group == Group.NONE) {
             openGroup(file, offset);
-            begun = true;
+            group = Group.BEGUN;
         }
     }
 
@@ -629,6 +632,6 @@ public final class ShardStreamAssembler implements AutoCloseable {
     @Override
     public String toString() {
         return "ShardStreamAssembler[shard " + shard + " (" + shardIndex + ") at " + before
-                + (open ? ", open " + describe() : "") + ", prepared " + prepared.size() + "]";
+                + (group != Group.NONE ? ", open " + describe() : "") + ", prepared " + prepared.size() + "]";
     }
 }
