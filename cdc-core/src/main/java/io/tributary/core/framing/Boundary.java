@@ -45,10 +45,5 @@ public enum Boundary {
     /** XA_PREPARE with its one-phase flag set ({@code XA COMMIT ... ONE PHASE}): ends the transaction, committed. */
     XA_PREPARE_ONE_PHASE,
     /** MySQL TRANSACTION_PAYLOAD: a whole compressed transaction; ends the group its GTID opened. */
-    TRANSACTION_PAYLOAD;
-
-    /** Whether this is a query (its kind read from the statement). */
-    public boolean isQuery() {
-        return compareTo(BEGIN) >= 0 && compareTo(STATEMENT) <= 0;
-    }
+    TRANSACTION_PAYLOAD
 }

@@ -1,6 +1,7 @@
 package io.tributary.core.framing;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Finds the transaction boundaries of one shard's event stream, once per event: classifies each event into a
@@ -273,7 +274,7 @@ public final class TransactionFramer {
 
         @Override
         public String toString() {
-            return buf.toString(from, length, java.nio.charset.StandardCharsets.ISO_8859_1);
+            return buf.toString(from, length, StandardCharsets.ISO_8859_1);
         }
     }
 }
