@@ -1,8 +1,10 @@
 package io.tributary.core.reader;
 
 import io.netty.buffer.ByteBuf;
+import io.tributary.core.framing.Boundary;
+import io.tributary.core.framing.FramingException;
+import io.tributary.core.framing.TransactionFramer;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.zip.CRC32;
@@ -16,16 +18,13 @@ import java.util.zip.CRC32;
  * server id 4, event size 4, log_pos 4, flags 2); ROTATE (position 8, file name) to follow file
  * names; FORMAT_DESCRIPTION for the checksum algorithm (the byte before the 4-byte CRC at the end
  * of its body); MySQL GTID (flags 1, SID 16, GNO 8) and MariaDB GTID (sequence 8, domain 4,
- * flags 1) for the GTID position; QUERY (post-header 13 bytes, status variables, database, SQL)
- * only to see {@code BEGIN}, {@code COMMIT}, {@code ROLLBACK}, {@code XA START}; XID and XA_PREPARE
- * as transaction ends; a MySQL TRANSACTION_PAYLOAD (the whole compressed transaction) ends one
- * too. CRC32 trailers are verified.
+ * flags 1) for the GTID position. CRC32 trailers are verified.
  *
- * <p>Transaction rule: a GTID event (or {@code BEGIN} without one) opens a transaction; it ends at
- * XID, XA_PREPARE, a {@code COMMIT}/{@code ROLLBACK} query, or the first query after a GTID that is
- * not {@code BEGIN}/{@code XA START} (a DDL or {@code XA COMMIT}); a MariaDB GTID without
- * {@code FL_STANDALONE} opens a transaction that only XID or COMMIT ends. Every other event outside a
- * transaction is a boundary of its own.
+ * <p>Transaction boundaries are the {@link TransactionFramer}'s: this tracker frames each event once,
+ * hands the {@link Boundary} on with it ({@link ShardEvent#boundary()}), adds a transaction's GTID to
+ * the GTID position when the framer ends the transaction its GTID event opened, and moves the restart
+ * position whenever the framer stands outside a transaction (every event outside one is a boundary of
+ * its own).
  *
  * <p>Not thread-safe: one instance per connection, used on its event loop.
  */
@@ -39,12 +38,9 @@ final class BinlogStreamTracker {
     static final int HEARTBEAT = 27;
     static final int GTID = 33;
     static final int ANONYMOUS_GTID = 34;
-    static final int XA_PREPARE = 38;
     static final int TRANSACTION_PAYLOAD = 40;
     static final int HEARTBEAT_V2 = 41;
     static final int MARIADB_GTID = 162;
-    /** MariaDB GTID flag: the group is one statement (DDL) without BEGIN/COMMIT. */
-    static final int MARIADB_FL_STANDALONE = 1;
 
     private enum Checksum { UNKNOWN, CRC32, NONE }
 
@@ -53,6 +49,7 @@ final class BinlogStreamTracker {
     private final MySqlGtidSet.Builder mysqlGtids;
     private final MariaDbGtidPosition mariaGtids;
     private final CRC32 crc = new CRC32();
+    private final TransactionFramer framer = new TransactionFramer();
 
     private String file;
     private long position;
@@ -60,14 +57,11 @@ final class BinlogStreamTracker {
     private ShardPosition current;
     private ShardPosition restart;
     private Checksum checksum = Checksum.UNKNOWN;
-    private boolean inTransaction;
-    private boolean begun;
-    private boolean pendingGtid;
+    /** The GTID of the open group's GTID event, added to the GTID position when the group ends. */
     private UUID pendingUuid;
     private long pendingGno;
     private long pendingDomain;
     private long pendingServer;
-    private long eventsInTransaction;
 
     BinlogStreamTracker(String shard, boolean mariaDb, ShardPosition start) {
         this.shard = shard;
@@ -125,7 +119,6 @@ final class BinlogStreamTracker {
         boolean hasChecksum = checksumOf(ev, type, length);
         int bodyEnd = length - (hasChecksum ? 4 : 0);
         boolean artificial = (flags & ShardEvent.ARTIFICIAL_FLAG) != 0;
-        boolean end = false;
         switch (type) {
             case ROTATE -> {
                 need(type, bodyEnd, HEADER_BYTES + 8);
@@ -137,34 +130,30 @@ final class BinlogStreamTracker {
                 need(type, bodyEnd, HEADER_BYTES + 25);
                 pendingUuid = new UUID(ev.getLong(base + HEADER_BYTES + 1), ev.getLong(base + HEADER_BYTES + 9));
                 pendingGno = ev.getLongLE(base + HEADER_BYTES + 17);
-                openTransaction(true);
             }
-            case ANONYMOUS_GTID -> openTransaction(false);
             case MARIADB_GTID -> {
                 need(type, bodyEnd, HEADER_BYTES + 13);
                 pendingGno = ev.getLongLE(base + HEADER_BYTES);
                 pendingDomain = ev.getUnsignedIntLE(base + HEADER_BYTES + 8);
                 pendingServer = serverId;
-                openTransaction(true);
-                // Without FL_STANDALONE the group is a transaction even when no BEGIN query follows
-                // (statement-based groups written by some MariaDB versions); it ends at XID or COMMIT.
-                begun = (ev.getUnsignedByte(base + HEADER_BYTES + 12) & MARIADB_FL_STANDALONE) == 0;
             }
-            case QUERY -> end = query(ev, base, bodyEnd);
-            case XID, XA_PREPARE, TRANSACTION_PAYLOAD -> end = inTransaction;
             default -> {
             }
+        }
+        Boundary kind;
+        try {
+            kind = framer.frame(ev, base, type, bodyEnd);
+        } catch (FramingException e) {
+            throw corrupt(e.getMessage());
         }
         if (logPos != 0 && !artificial && type != ROTATE && type != HEARTBEAT && type != HEARTBEAT_V2) {
             position = endOf(logPos, size);
         }
-        if (inTransaction) {
-            eventsInTransaction++;
-        }
+        boolean end = framer.ended();
         if (end) {
-            closeTransaction();
+            closeTransaction(framer.endedGtidGroup());
         }
-        boolean boundary = !inTransaction;
+        boolean boundary = !framer.state().inTransaction();
         if (current.position() != position || !Objects.equals(current.file(), file)
                 || !Objects.equals(current.gtidSet(), gtidText)) {
             current = new ShardPosition(file, position, gtidText);
@@ -173,7 +162,7 @@ final class BinlogStreamTracker {
             restart = current;
         }
         return new ShardEvent(shard, type, timestamp, serverId, size, logPos, flags, hasChecksum, current, restart,
-                end, ev);
+                end, ev, kind);
     }
 
     /**
@@ -193,18 +182,12 @@ final class BinlogStreamTracker {
 
     /** Events of the open transaction handed on so far (0 outside a transaction). */
     long eventsInTransaction() {
-        return inTransaction ? eventsInTransaction : 0;
+        return framer.eventsInTransaction();
     }
 
-    private void openTransaction(boolean withGtid) {
-        inTransaction = true;
-        begun = false;
-        pendingGtid = withGtid;
-        eventsInTransaction = 0;
-    }
-
-    private void closeTransaction() {
-        if (pendingGtid) {
+    /** A transaction ended; {@code withGtid}: the GTID event that opened it carries its GTID. */
+    private void closeTransaction(boolean withGtid) {
+        if (withGtid) {
             if (mysqlGtids != null && pendingUuid != null && !mariaDb) {
                 mysqlGtids.add(pendingUuid, pendingGno);
                 gtidText = mysqlGtids.toString();
@@ -213,39 +196,7 @@ final class BinlogStreamTracker {
                 gtidText = mariaGtids.toString();
             }
         }
-        inTransaction = false;
-        begun = false;
-        pendingGtid = false;
         pendingUuid = null;
-        eventsInTransaction = 0;
-    }
-
-    /** Returns whether this query ends a transaction. */
-    private boolean query(ByteBuf ev, int base, int bodyEnd) {
-        int post = base + HEADER_BYTES;
-        need(QUERY, bodyEnd, HEADER_BYTES + 13);
-        int dbLength = ev.getUnsignedByte(post + 8);
-        int statusLength = ev.getUnsignedShortLE(post + 11);
-        int sqlStart = HEADER_BYTES + 13 + statusLength + dbLength + 1;
-        need(QUERY, bodyEnd, sqlStart);
-        int n = Math.min(40, bodyEnd - sqlStart);
-        String head = ev.toString(base + sqlStart, n, StandardCharsets.ISO_8859_1).stripLeading().toUpperCase(Locale.ROOT);
-        if (head.startsWith("BEGIN") || head.startsWith("XA START") || head.startsWith("XA BEGIN")) {
-            if (!inTransaction) {
-                openTransaction(false);
-            }
-            begun = true;
-            return false;
-        }
-        if (isWord(head, "COMMIT") || isWord(head, "ROLLBACK") && !head.substring(8).stripLeading().startsWith("TO")) {
-            return inTransaction;
-        }
-        return !inTransaction || !begun;
-    }
-
-    private static boolean isWord(String head, String word) {
-        return head.startsWith(word) && (head.length() == word.length() || !Character.isLetterOrDigit(head.charAt(word.length()))
-                && head.charAt(word.length()) != '_');
     }
 
     private boolean checksumOf(ByteBuf ev, int type, int length) {

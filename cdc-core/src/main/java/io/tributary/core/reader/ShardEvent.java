@@ -1,6 +1,7 @@
 package io.tributary.core.reader;
 
 import io.netty.buffer.ByteBuf;
+import io.tributary.core.framing.Boundary;
 
 /**
  * One binlog event as a shard sent it, with the facts a consumer needs without decoding it.
@@ -22,10 +23,21 @@ import io.netty.buffer.ByteBuf;
  * @param restartPosition where a reader resumes after this event: equal to {@code position} at a
  *        transaction end or outside transactions, the last transaction end inside one
  * @param transactionEnd whether this event ends a transaction (XID, COMMIT, a DDL, XA PREPARE)
+ * @param boundary what the event is to transaction framing, as the reader's
+ *        {@link io.tributary.core.framing.TransactionFramer} found it; {@code null} for an event that
+ *        did not come through a reader (its consumer frames it itself)
  */
 public record ShardEvent(String shard, int type, long timestamp, long serverId, long eventSize, long logPos,
                          int flags, boolean hasChecksum, ShardPosition position, ShardPosition restartPosition,
-                         boolean transactionEnd, ByteBuf bytes) {
+                         boolean transactionEnd, ByteBuf bytes, Boundary boundary) {
+
+    /** An event that did not come through a reader's framer (tests, benchmarks): no {@link #boundary()}. */
+    public ShardEvent(String shard, int type, long timestamp, long serverId, long eventSize, long logPos,
+            int flags, boolean hasChecksum, ShardPosition position, ShardPosition restartPosition,
+            boolean transactionEnd, ByteBuf bytes) {
+        this(shard, type, timestamp, serverId, eventSize, logPos, flags, hasChecksum, position, restartPosition,
+                transactionEnd, bytes, null);
+    }
 
     /** Header flag {@code LOG_EVENT_ARTIFICIAL_F}. */
     public static final int ARTIFICIAL_FLAG = 0x20;

@@ -18,6 +18,8 @@ import io.tributary.core.event.XaPrepareEvent;
 import io.tributary.core.event.XaXid;
 import io.tributary.core.event.rows.RowChange;
 import io.tributary.core.event.rows.RowsEventDecoder;
+import io.tributary.core.framing.Boundary;
+import io.tributary.core.framing.TransactionFramer;
 import io.tributary.core.order.HeartbeatWriter;
 import io.tributary.core.order.ShardUnit;
 import io.tributary.core.reader.ShardEvent;
@@ -27,7 +29,6 @@ import io.tributary.storage.buffer.TransactionBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -54,7 +55,16 @@ import org.slf4j.LoggerFactory;
  *     one QUERY event;</li>
  * <li>a {@code ROLLBACK} query: nothing (the group is dropped).</li>
  * </ul>
- * A transaction whose table maps name {@code __cdc__.__cdc_heartbeat__} is a HEARTBEAT: its row's
+ * What a query is ({@code BEGIN}, {@code COMMIT}, {@code XA END}, ...) is the reader's
+ * {@link TransactionFramer}'s finding, carried with the event ({@link ShardEvent#boundary()}); a
+ * {@code BEGIN}, {@code XA START}, {@code XA END}, {@code COMMIT} or {@code ROLLBACK} so found is acted on
+ * without decoding the event. Queries the reader did not frame (inside a compressed transaction, MariaDB
+ * compressed queries, events built without a reader) are classified by the same rules
+ * ({@link TransactionFramer#statement}) from their decoded text. This group state is the assembler's own: it
+ * opens a group at a table map or rows event outside one, and ends one at {@code XA COMMIT}/{@code XA ROLLBACK}
+ * inside its {@code XA START}, where the reader's framing does neither.
+ *
+ * <p>A transaction whose table maps name {@code __cdc__.__cdc_heartbeat__} is a HEARTBEAT: its row's
  * {@code heartbeat} column is the value; it is consumed and never buffered. DDL on {@code __cdc__} is
  * dropped as well.
  *
@@ -95,9 +105,14 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private ShardPosition before;
     private long lastSequence = Long.MIN_VALUE;
 
+    /**
+     * The group being buffered: none, opened (by a GTID event, or by the query that is its one statement), or begun
+     * (by {@code BEGIN}/{@code XA START}, or by a table map or rows event that found no group open).
+     */
+    private enum Group { NONE, OPENED, BEGUN }
+
     // the open group
-    private boolean open;
-    private boolean begun;
+    private Group group = Group.NONE;
     private ShardPosition groupStart;
     private String groupFile;
     private long groupOffset;
@@ -129,7 +144,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
     public void accept(ShardEvent event) {
         try {
             long offset = event.logPos() == 0 ? before.position() : event.position().position() - event.eventSize();
-            if (!appendedAsSent(event, offset)) {
+            if (!appendedAsSent(event, offset) && !framedAsSent(event, offset)) {
                 decodeAndHandle(event, offset, event.toByteArray());
             }
             before = event.position();
@@ -183,7 +198,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             return false;
         }
         if (typeCode == EventType.XID.code()) {
-            if (!open) {
+            if (group == Group.NONE) {
                 return false; // the decoder's path says so
             }
             // the commit: its header is all that is read
@@ -207,6 +222,30 @@ public final class ShardStreamAssembler implements AutoCloseable {
             txn = buffer.begin(shard, key(), fde);
         }
         txn.append(raw, offset, typeCode, fde.checksumLength(), body);
+        return true;
+    }
+
+    /**
+     * A query the reader's framer found to be {@code BEGIN}, {@code XA START}, {@code XA END}, {@code COMMIT} or
+     * {@code ROLLBACK} ({@link ShardEvent#boundary()}): acted on by that finding and its header, with no decoder.
+     * Returns whether the event was taken here.
+     */
+    private boolean framedAsSent(ShardEvent event, long offset) {
+        Boundary kind = event.boundary();
+        if (kind == null || fde == null || event.type() != EventType.QUERY.code() || event.artificial()
+                || fde.headerLength() != EventHeader.LENGTH) {
+            return false;
+        }
+        switch (kind) {
+            case BEGIN, XA_START -> begin(before.file(), offset);
+            case XA_END -> {
+            }
+            case COMMIT -> end(EventType.QUERY, offset, event.timestamp(), ShardUnit.Kind.TRANSACTION, null, event);
+            case ROLLBACK -> discard();
+            default -> {
+                return false;
+            }
+        }
         return true;
     }
 
@@ -315,7 +354,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
 
     /** The reader resumes at {@code restart}: drop the partial group. */
     public void rewind(ShardPosition restart) {
-        if (open) {
+        if (group != Group.NONE) {
             log.info("shard {}: reader rewinds to {}; dropping the partial transaction {}", shard, restart, describe());
         }
         discard();
@@ -336,7 +375,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
         }
         switch (type) {
             case GTID, GTID_TAGGED, ANONYMOUS_GTID, MARIA_GTID -> {
-                if (open) {
+                if (group != Group.NONE) {
                     log.warn("shard {}: {} at {} opens a group while {} is open; dropping it", shard, type, offset, describe());
                     discard();
                 }
@@ -389,44 +428,47 @@ public final class ShardStreamAssembler implements AutoCloseable {
 
     private void query(BinlogEvent e, String file, long offset, ShardEvent source) {
         QueryEvent q = e.body(QueryEvent.class);
-        String sql = q.sql().strip();
-        String head = sql.length() > 24 ? sql.substring(0, 24).toUpperCase(Locale.ROOT) : sql.toUpperCase(Locale.ROOT);
-        if (head.startsWith("BEGIN") || head.startsWith("XA START") || head.startsWith("XA BEGIN")) {
-            if (!open) {
-                openGroup(file, offset);
+        // the reader's finding when this is the event it framed, else the same rules on the decoded text
+        Boundary kind = source.boundary() != null && source.type() == EventType.QUERY.code() && e.type() == EventType.QUERY
+                ? source.boundary() : TransactionFramer.statement(q.sql());
+        switch (kind) {
+            case BEGIN, XA_START -> {
+                begin(file, offset);
+                return;
             }
-            begun = true;
-            return;
+            case XA_END -> {
+                return;
+            }
+            case COMMIT -> {
+                end(e, ShardUnit.Kind.TRANSACTION, null, source);
+                return;
+            }
+            case ROLLBACK -> {
+                discard();
+                return;
+            }
+            default -> {
+            }
         }
-        if (head.startsWith("XA END")) {
-            return;
-        }
-        if (isWord(head, "COMMIT")) {
-            end(e, ShardUnit.Kind.TRANSACTION, null, source);
-            return;
-        }
-        if (isWord(head, "ROLLBACK") && !head.substring(8).stripLeading().startsWith("TO")) {
-            discard();
-            return;
-        }
-        boolean xaEnd = head.startsWith("XA COMMIT") || head.startsWith("XA ROLLBACK");
-        if (open && begun && xaEnd) {
+        boolean xaEnd = kind == Boundary.XA_COMMIT || kind == Boundary.XA_ROLLBACK;
+        if (group == Group.BEGUN && xaEnd) {
             // XA COMMIT ... ONE PHASE (or an XA ROLLBACK) closing its own XA START group
-            if (head.startsWith("XA COMMIT")) {
+            if (kind == Boundary.XA_COMMIT) {
                 end(e, ShardUnit.Kind.TRANSACTION, null, source);
             } else {
                 discard();
             }
             return;
         }
-        if (open && begun) {
+        if (group == Group.BEGUN) {
             return; // a statement inside a transaction (statement-based rows): not written
         }
-        if (!open) {
+        if (group == Group.NONE) {
             openGroup(file, offset);
         }
+        String sql = q.sql().strip();
         if (xaEnd) {
-            boolean commit = head.startsWith("XA COMMIT");
+            boolean commit = kind == Boundary.XA_COMMIT;
             XaXid xid = mariaXid != null ? mariaXid : XaStatements.xid(sql, shard + " at " + file + ":" + offset);
             if (commit && XaStatements.onePhase(sql)) {
                 end(e, ShardUnit.Kind.TRANSACTION, null, source);
@@ -443,9 +485,16 @@ public final class ShardStreamAssembler implements AutoCloseable {
         end(e, ShardUnit.Kind.TRANSACTION, null, source);
     }
 
+    /** A {@code BEGIN} or {@code XA START}: opens a group unless one is open, and marks it begun. */
+    private void begin(String file, long offset) {
+        if (group == Group.NONE) {
+            openGroup(file, offset);
+        }
+        group = Group.BEGUN;
+    }
+
     private void openGroup(String file, long offset) {
-        open = true;
-        begun = false;
+        group = Group.OPENED;
         groupStart = before;
         groupFile = file;
         groupOffset = offset;
@@ -474,7 +523,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
      * the open group as a unit of {@code kind}.
      */
     private void end(EventType type, long offset, long headerSeconds, ShardUnit.Kind kind, XaXid xid, ShardEvent source) {
-        if (!open) {
+        if (group == Group.NONE) {
             log.warn("shard {}: {} at {} ends a group that was never opened; ignored", shard, type, offset);
             return;
         }
@@ -497,7 +546,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
             if (heartbeatValue <= 0) {
                 // the row the heartbeat writer creates (value 0) is not a beat
-                open = false;
+                group = Group.NONE;
                 return;
             }
             unit = new ShardUnit<>(shardIndex, sequence, ShardUnit.Kind.HEARTBEAT, micros, null, heartbeatValue, key,
@@ -517,7 +566,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
         }
         txn = null;
-        open = false;
+        group = Group.NONE;
         out.accept(unit);
         if (kind == ShardUnit.Kind.XA_ROLLBACK) {
             BufferedTransaction dropped = prepared.remove(xid);
@@ -534,14 +583,13 @@ public final class ShardStreamAssembler implements AutoCloseable {
             txn.release();
         }
         txn = null;
-        open = false;
-        begun = false;
+        group = Group.NONE;
     }
 
     private void requireOpen(String file, long offset) {
-        if (!open) {
+        if (group == Group.NONE) {
             openGroup(file, offset);
-            begun = true;
+            group = Group.BEGUN;
         }
     }
 
@@ -581,14 +629,9 @@ public final class ShardStreamAssembler implements AutoCloseable {
         return (number << 40) | offset;
     }
 
-    private static boolean isWord(String head, String word) {
-        return head.startsWith(word) && (head.length() == word.length()
-                || !Character.isLetterOrDigit(head.charAt(word.length())) && head.charAt(word.length()) != '_');
-    }
-
     @Override
     public String toString() {
         return "ShardStreamAssembler[shard " + shard + " (" + shardIndex + ") at " + before
-                + (open ? ", open " + describe() : "") + ", prepared " + prepared.size() + "]";
+                + (group != Group.NONE ? ", open " + describe() : "") + ", prepared " + prepared.size() + "]";
     }
 }

@@ -1,0 +1,280 @@
+package io.tributary.core.framing;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Finds the transaction boundaries of one shard's event stream, once per event: classifies each event into a
+ * {@link Boundary} from its type byte and the few body bytes framing needs, and moves a {@link FramerState}.
+ *
+ * <p>Read, and nothing more: the v4 header's type (byte 4); a MariaDB GTID's flags (body byte 12,
+ * {@code FL_STANDALONE}); a QUERY's post-header (13 bytes: database length at 8, status variables length at 11)
+ * to find the statement, and the statement's first 40 bytes; an XA_PREPARE's one-phase flag (body byte 0).
+ *
+ * <p>Transitions (any state but {@link FramerState#FAILED}):
+ * <ul>
+ * <li>GTID, ANONYMOUS_GTID, MariaDB GTID with {@code FL_STANDALONE}: GROUP (a group still open is given up);
+ *     MariaDB GTID without it: BEGUN;</li>
+ * <li>{@code BEGIN} / {@code XA START}: BEGUN (opening a transaction when OUTSIDE);</li>
+ * <li>XID, XA_PREPARE, TRANSACTION_PAYLOAD, a {@code COMMIT} or {@code ROLLBACK} query: end the open
+ *     transaction (OUTSIDE they end nothing);</li>
+ * <li>any other query ({@code XA END}, {@code XA COMMIT}, {@code XA ROLLBACK}, a DDL) ends the group in GROUP,
+ *     is a transaction of its own OUTSIDE, and is one more statement in BEGUN;</li>
+ * <li>every other event keeps the state.</li>
+ * </ul>
+ * Out-of-place events are tolerated as the reader always did (an XID outside a transaction ends nothing, a second
+ * {@code BEGIN} keeps the transaction open). An event whose body is shorter than the fields read moves the framer
+ * to FAILED with a {@link FramingException}; every later event is refused.
+ *
+ * <p>Allocates nothing per event. Not thread-safe: one framer per shard stream, used on its reader's thread.
+ */
+public final class TransactionFramer {
+    static final int HEADER_BYTES = 19;
+    static final int QUERY = 2;
+    static final int XID = 16;
+    static final int HEARTBEAT = 27;
+    static final int GTID = 33;
+    static final int ANONYMOUS_GTID = 34;
+    static final int XA_PREPARE = 38;
+    static final int TRANSACTION_PAYLOAD = 40;
+    static final int HEARTBEAT_V2 = 41;
+    static final int MARIADB_GTID = 162;
+    /** MariaDB GTID flag: the group is one statement (DDL) without BEGIN/COMMIT. */
+    static final int MARIADB_FL_STANDALONE = 1;
+    /** How many statement bytes a query's kind is read from. */
+    static final int STATEMENT_WINDOW = 40;
+
+    private final Latin1Window window = new Latin1Window();
+    private FramerState state = FramerState.OUTSIDE;
+    private boolean gtidGroup;
+    private boolean ended;
+    private boolean endedGtidGroup;
+    private long eventsInTransaction;
+    private String failure;
+
+    /** Where the framer stands after the last event. */
+    public FramerState state() {
+        return state;
+    }
+
+    /** Whether the last event ended a transaction (a DDL outside one included). */
+    public boolean ended() {
+        return ended;
+    }
+
+    /** Whether the transaction the last event ended was opened by a GTID event that carries a GTID. */
+    public boolean endedGtidGroup() {
+        return endedGtidGroup;
+    }
+
+    /** Events of the open transaction so far, its opener included (0 outside a transaction). */
+    public long eventsInTransaction() {
+        return state.inTransaction() ? eventsInTransaction : 0;
+    }
+
+    /**
+     * Frames the event at {@code ev[base, base + bodyEnd)} (header and body, without a checksum trailer) of type
+     * {@code type} and returns what it is; {@link #state()}, {@link #ended()} tell what it did.
+     *
+     * @throws FramingException when the body is shorter than the fields framing reads (the framer is FAILED from
+     *         then on), or when the framer failed before
+     */
+    public Boundary frame(ByteBuf ev, int base, int type, int bodyEnd) {
+        if (state == FramerState.FAILED) {
+            throw new FramingException("framing stopped at an earlier event (" + failure + "); expected no more events");
+        }
+        Boundary b;
+        try {
+            b = classify(ev, base, type, bodyEnd);
+        } catch (FramingException e) {
+            state = FramerState.FAILED;
+            failure = e.getMessage();
+            throw e;
+        }
+        boolean end = false;
+        switch (b) {
+            case GTID, MARIADB_GTID_STANDALONE -> open(FramerState.GROUP, true);
+            case ANONYMOUS_GTID -> open(FramerState.GROUP, false);
+            case MARIADB_GTID -> open(FramerState.BEGUN, true);
+            case BEGIN, XA_START -> {
+                if (state == FramerState.OUTSIDE) {
+                    open(FramerState.BEGUN, false);
+                }
+                state = FramerState.BEGUN;
+            }
+            case COMMIT, ROLLBACK, XID, XA_PREPARE, XA_PREPARE_ONE_PHASE, TRANSACTION_PAYLOAD -> end = state.inTransaction();
+            case XA_END, XA_COMMIT, XA_ROLLBACK, STATEMENT -> end = state != FramerState.BEGUN;
+            default -> {
+            }
+        }
+        if (state.inTransaction()) {
+            eventsInTransaction++;
+        }
+        ended = end;
+        endedGtidGroup = end && state.inTransaction() && gtidGroup;
+        if (end) {
+            state = FramerState.OUTSIDE;
+            gtidGroup = false;
+            eventsInTransaction = 0;
+        }
+        return b;
+    }
+
+    private void open(FramerState opened, boolean withGtid) {
+        state = opened;
+        gtidGroup = withGtid;
+        eventsInTransaction = 0;
+    }
+
+    /** What the event is, from its type and the body bytes framing reads. */
+    private Boundary classify(ByteBuf ev, int base, int type, int bodyEnd) {
+        switch (type) {
+            case QUERY -> {
+                int post = base + HEADER_BYTES;
+                need(QUERY, bodyEnd, HEADER_BYTES + 13);
+                int dbLength = ev.getUnsignedByte(post + 8);
+                int statusLength = ev.getUnsignedShortLE(post + 11);
+                int sqlStart = HEADER_BYTES + 13 + statusLength + dbLength + 1;
+                need(QUERY, bodyEnd, sqlStart);
+                return statement(window.of(ev, base + sqlStart, Math.min(STATEMENT_WINDOW, bodyEnd - sqlStart)));
+            }
+            case GTID -> {
+                return Boundary.GTID;
+            }
+            case ANONYMOUS_GTID -> {
+                return Boundary.ANONYMOUS_GTID;
+            }
+            case MARIADB_GTID -> {
+                need(type, bodyEnd, HEADER_BYTES + 13);
+                return (ev.getUnsignedByte(base + HEADER_BYTES + 12) & MARIADB_FL_STANDALONE) == 0
+                        ? Boundary.MARIADB_GTID : Boundary.MARIADB_GTID_STANDALONE;
+            }
+            case XID -> {
+                return Boundary.XID;
+            }
+            case XA_PREPARE -> {
+                return bodyEnd > HEADER_BYTES && ev.getUnsignedByte(base + HEADER_BYTES) != 0
+                        ? Boundary.XA_PREPARE_ONE_PHASE : Boundary.XA_PREPARE;
+            }
+            case TRANSACTION_PAYLOAD -> {
+                return Boundary.TRANSACTION_PAYLOAD;
+            }
+            case HEARTBEAT, HEARTBEAT_V2 -> {
+                return Boundary.HEARTBEAT;
+            }
+            default -> {
+                return Boundary.OTHER;
+            }
+        }
+    }
+
+    /**
+     * The kind of a query from its statement text: leading whitespace skipped, keywords matched without regard to
+     * case in the first {@value #STATEMENT_WINDOW} characters. Never {@link Boundary#OTHER}. Allocates nothing.
+     */
+    public static Boundary statement(CharSequence sql) {
+        int n = Math.min(STATEMENT_WINDOW, sql.length());
+        int i = skipSpace(sql, 0, n);
+        if (startsWith(sql, i, n, "BEGIN")) {
+            return Boundary.BEGIN;
+        }
+        if (startsWith(sql, i, n, "XA START") || startsWith(sql, i, n, "XA BEGIN")) {
+            return Boundary.XA_START;
+        }
+        if (isWord(sql, i, n, "COMMIT")) {
+            return Boundary.COMMIT;
+        }
+        if (isWord(sql, i, n, "ROLLBACK")) {
+            int to = skipSpace(sql, i + 8, n);
+            return startsWith(sql, to, n, "TO") ? Boundary.STATEMENT : Boundary.ROLLBACK;
+        }
+        if (startsWith(sql, i, n, "XA END")) {
+            return Boundary.XA_END;
+        }
+        if (startsWith(sql, i, n, "XA COMMIT")) {
+            return Boundary.XA_COMMIT;
+        }
+        if (startsWith(sql, i, n, "XA ROLLBACK")) {
+            return Boundary.XA_ROLLBACK;
+        }
+        return Boundary.STATEMENT;
+    }
+
+    private static int skipSpace(CharSequence s, int from, int end) {
+        int i = from;
+        while (i < end && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+
+    /** Whether {@code s[from, end)} starts with the upper-case ASCII {@code word}, in any case. */
+    private static boolean startsWith(CharSequence s, int from, int end, String word) {
+        if (end - from < word.length()) {
+            return false;
+        }
+        for (int k = 0; k < word.length(); k++) {
+            char c = s.charAt(from + k);
+            if (c >= 'a' && c <= 'z') {
+                c -= 'a' - 'A';
+            }
+            if (c != word.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@link #startsWith} followed by the end of the window or a character that is not part of a word. */
+    private static boolean isWord(CharSequence s, int from, int end, String word) {
+        if (!startsWith(s, from, end, word)) {
+            return false;
+        }
+        int next = from + word.length();
+        if (next == end) {
+            return true;
+        }
+        char c = s.charAt(next);
+        return !Character.isLetterOrDigit(c) && c != '_';
+    }
+
+    private static void need(int type, int bodyEnd, int needed) {
+        if (bodyEnd < needed) {
+            throw new FramingException("event type " + type + " needs " + needed + " bytes before its checksum, has " + bodyEnd);
+        }
+    }
+
+    /** Bytes of a buffer read as ISO-8859-1 characters, without copying; reused from event to event. */
+    private static final class Latin1Window implements CharSequence {
+        private ByteBuf buf;
+        private int from;
+        private int length;
+
+        Latin1Window of(ByteBuf buf, int from, int length) {
+            this.buf = buf;
+            this.from = from;
+            this.length = Math.max(0, length);
+            return this;
+        }
+
+        @Override
+        public int length() {
+            return length;
+        }
+
+        @Override
+        public char charAt(int index) {
+            return (char) buf.getUnsignedByte(from + index);
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return toString().subSequence(start, end);
+        }
+
+        @Override
+        public String toString() {
+            return buf.toString(from, length, StandardCharsets.ISO_8859_1);
+        }
+    }
+}
