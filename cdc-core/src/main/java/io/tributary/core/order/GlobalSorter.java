@@ -1,14 +1,13 @@
 package io.tributary.core.order;
 
-import io.tributary.core.event.XaXid;
+import io.tributary.core.order.Lane.Entry;
 import io.tributary.core.order.ShardUnit.Kind;
+import io.tributary.core.order.XaGroup.Branch;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -62,6 +61,11 @@ import org.slf4j.LoggerFactory;
  * rollback of a rolled-back branch are pending while its use is open (a restart must rebuild the use with
  * them) and are then recorded as written (a restart must not rebuild a piece of a finished use).
  *
+ * <p><b>Parts.</b> This class orders: it offers units to the shards' {@link Lane}s (keys, windows, queues), picks
+ * what is emitted next and computes the checkpoints of each emission. {@link XaUses} groups XA branches into the
+ * uses of their gtrids ({@link XaGroup}), drops rolled-back branches and gives up missing ones; {@link CycleBreaker}
+ * follows the waits between XA groups at the shards' heads and chooses which group breaks a cycle, and at what key.
+ *
  * <p>Not thread-safe: one sorter belongs to one thread, which offers units and drains emissions.
  *
  * @param <P> payload type of the units (the buffered events)
@@ -70,280 +74,23 @@ public final class GlobalSorter<P> {
 
     private static final Logger log = LoggerFactory.getLogger(GlobalSorter.class);
 
-    /**
-     * A queued TRANSACTION or XA_COMMIT with its key; a commit also knows the use of its gtrid it commits and the
-     * first heartbeat its shard received after it (-1 before).
-     */
-    private final class Entry {
-        private final ShardUnit<P> unit;
-        private final SortKey key;
-        XaGroup group;
-        long beatAfter = -1;
-
-        Entry(ShardUnit<P> unit, SortKey key) {
-            this.unit = unit;
-            this.key = key;
-        }
-
-        ShardUnit<P> unit() {
-            return unit;
-        }
-
-        SortKey key() {
-            return key;
-        }
-
-        boolean commitOf(XaGroup g) {
-            return group == g;
-        }
-    }
-
-    /**
-     * One XA branch: its shard and its xid. The xid alone does not name a branch: each shard is its own
-     * server, so {@code XA START 'tx1'} (default empty bqual) on two shards gives two branches with one xid.
-     */
-    private record Branch(int shard, XaXid xid) {
-        static Branch of(ShardUnit<?> unit) {
-            return new Branch(unit.shard(), unit.xid());
-        }
-    }
-
-
-    /**
-     * A branch rolled back, kept with the use it belonged to until that use is finished: until then it tells
-     * where the use ended on its shard and when its participants are known, and a restart must read it again.
-     */
-    private final class RolledBack {
-        final ShardUnit<P> prepare;
-        final long preparedIn;
-        final ShardUnit<P> rollback;
-        /** The first heartbeat its shard received after the rollback; -1 before. */
-        long beatAfter = -1;
-
-        RolledBack(ShardUnit<P> prepare, long preparedIn, ShardUnit<P> rollback) {
-            this.prepare = prepare;
-            this.preparedIn = preparedIn;
-            this.rollback = rollback;
-        }
-    }
-
-    private final class Lane {
-        final int shard;
-        final ArrayDeque<Entry> queue = new ArrayDeque<>();
-        final CheckpointLedger ledger;
-        final Set<String> skip;
-        long lastHeartbeat;
-        long firstHeartbeat;
-        long effWindow;
-        long effTime;
-        long lastSequence = Long.MIN_VALUE;
-        /** XA commits read since this shard's last heartbeat. */
-        final List<Entry> commitsBeforeBeat = new ArrayList<>();
-        /** XA rollbacks read since this shard's last heartbeat. */
-        final List<RolledBack> rollbacksBeforeBeat = new ArrayList<>();
-
-        Lane(int shard, ShardCheckpoint start) {
-            this.shard = shard;
-            this.ledger = new CheckpointLedger(start);
-            this.skip = new HashSet<>(start.writtenAfter());
-            this.lastHeartbeat = start.clock().heartbeat();
-            this.firstHeartbeat = start.clock().heartbeat();
-            this.effWindow = start.clock().window();
-            this.effTime = start.clock().timeMicros();
-        }
-
-        ShardCheckpoint.Clock clock() {
-            return new ShardCheckpoint.Clock(lastHeartbeat, effWindow, effTime);
-        }
-
-        /** Moves the running (window, time) maximum past a transaction or commit and returns its key. */
-        SortKey advance(ShardUnit<?> unit) {
-            long window = lastHeartbeat;
-            long time = unit.commitTimeMicros();
-            if (window < effWindow || (window == effWindow && time < effTime)) {
-                window = effWindow;
-                time = effTime;
-            }
-            effWindow = window;
-            effTime = time;
-            return new SortKey(window, time, shard, unit.sequence());
-        }
-    }
-
-    /**
-     * One use of a gtrid: the branches of one global transaction seen so far. A gtrid may be used again once
-     * its previous use has finished on a server, so one gtrid can have several uses open at a time.
-     */
-    private final class XaGroup {
-        final String gtrid;
-        final Map<Branch, ShardUnit<P>> prepared = new LinkedHashMap<>();
-        /** The heartbeat window of each prepare on its shard. */
-        final Map<Branch, Long> preparedIn = new HashMap<>();
-        final Map<Branch, Entry> commits = new LinkedHashMap<>();
-        final Set<Branch> abandoned = new HashSet<>();
-        /** Per shard, the position of the first commit or rollback of this use: a later prepare there is a new use. */
-        final Map<Integer, Long> finishedAt = new HashMap<>();
-        /** Its branches rolled back so far. */
-        final List<RolledBack> rolledBack = new ArrayList<>();
-        long firstCommitWindow = -1;
-        boolean participantsFixed;
-
-        XaGroup(String gtrid) {
-            this.gtrid = gtrid;
-        }
-
-        void prepare(ShardUnit<P> unit, long window) {
-            prepared.put(Branch.of(unit), unit);
-            preparedIn.put(Branch.of(unit), window);
-        }
-
-        void commit(Branch branch, Entry entry) {
-            commits.put(branch, entry);
-            entry.group = this;
-            finished(entry.unit());
-            // the earliest commit's window, not the first read: shards arrive in any interleaving
-            if (firstCommitWindow < 0 || entry.key().window() < firstCommitWindow) {
-                firstCommitWindow = entry.key().window();
-            }
-        }
-
-        /**
-         * The first heartbeat a shard received after a commit or rollback of this use; -1 while there is none.
-         * A use whose branches all rolled back stays open until then, so that its branches still to be read
-         * are not taken for a new use.
-         */
-        long fixAfter() {
-            long after = -1;
-            for (Entry c : commits.values()) {
-                if (c.beatAfter >= 0 && (after < 0 || c.beatAfter < after)) {
-                    after = c.beatAfter;
-                }
-            }
-            for (RolledBack r : rolledBack) {
-                if (r.beatAfter >= 0 && (after < 0 || r.beatAfter < after)) {
-                    after = r.beatAfter;
-                }
-            }
-            return after;
-        }
-
-        void rolledBack(RolledBack r) {
-            rolledBack.add(r);
-            finished(r.rollback);
-        }
-
-        void finished(ShardUnit<P> commitOrRollback) {
-            finishedAt.merge(commitOrRollback.shard(), commitOrRollback.sequence(), Math::min);
-        }
-
-        /**
-         * Whether branch {@code b} is one this use waits for: not given up, and not prepared in a window after
-         * the earliest commit read, which until the participants are fixed may be a new use of the gtrid.
-         * What may come before this use is judged by these branches only: a lower bound.
-         */
-        boolean waitsFor(Branch b) {
-            return !abandoned.contains(b)
-                    && (participantsFixed || firstCommitWindow < 0 || preparedIn.get(b) <= firstCommitWindow);
-        }
-
-        /** Whether {@code prepare} may still be a branch of this use: no commit or rollback of it precedes it on its shard. */
-        boolean takes(ShardUnit<P> prepare) {
-            return !participantsFixed && finishedAt.getOrDefault(prepare.shard(), Long.MAX_VALUE) > prepare.sequence();
-        }
-
-        boolean complete() {
-            for (Branch x : prepared.keySet()) {
-                if (!commits.containsKey(x) && !abandoned.contains(x)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** Ready: participants known, every one committed (or given up), and its commits head their lanes. */
-        boolean ready() {
-            if (!participantsFixed || !complete()) {
-                return false;
-            }
-            Map<Integer, Integer> perLane = new HashMap<>();
-            for (Entry e : commits.values()) {
-                perLane.merge(e.unit().shard(), 1, Integer::sum);
-            }
-            for (Map.Entry<Integer, Integer> lane : perLane.entrySet()) {
-                int k = 0;
-                for (Entry e : lanes.get(lane.getKey()).queue) {
-                    if (k == lane.getValue()) {
-                        break;
-                    }
-                    if (!e.commitOf(this)) {
-                        return false;
-                    }
-                    k++;
-                }
-            }
-            return true;
-        }
-
-        SortKey key() {
-            return commits.values().stream().map(Entry::key).max(Comparator.naturalOrder()).orElseThrow();
-        }
-
-        List<Integer> shards() {
-            return commits.values().stream().map(e -> e.unit().shard()).distinct().sorted().toList();
-        }
-    }
-
-    /** A branch of an open use, taken out to be grouped again: prepared, maybe committed, or rolled back. */
-    private final class Part {
-        private final ShardUnit<P> prepare;
-        private final long window;
-        private final Entry commit;
-        private final RolledBack rolledBack;
-
-        Part(ShardUnit<P> prepare, long window, Entry commit, RolledBack rolledBack) {
-            this.prepare = prepare;
-            this.window = window;
-            this.commit = commit;
-            this.rolledBack = rolledBack;
-        }
-
-        ShardUnit<P> prepare() {
-            return prepare;
-        }
-
-        long window() {
-            return window;
-        }
-
-        void addTo(XaGroup use) {
-            if (rolledBack != null) {
-                use.rolledBack(rolledBack);
-                return;
-            }
-            use.prepare(prepare, window);
-            if (commit != null) {
-                use.commit(Branch.of(prepare), commit);
-            }
-        }
-    }
-
     /** What could be emitted next: a shard's head transaction, or a ready XA group. */
-    private final class Candidate {
-        private final Entry single;
-        private final XaGroup group;
+    private static final class Candidate<P> {
+        private final Entry<P> single;
+        private final XaGroup<P> group;
         private final SortKey key;
 
-        Candidate(Entry single, XaGroup group, SortKey key) {
+        Candidate(Entry<P> single, XaGroup<P> group, SortKey key) {
             this.single = single;
             this.group = group;
             this.key = key;
         }
 
-        Entry single() {
+        Entry<P> single() {
             return single;
         }
 
-        XaGroup group() {
+        XaGroup<P> group() {
             return group;
         }
 
@@ -352,10 +99,9 @@ public final class GlobalSorter<P> {
         }
     }
 
-    private final List<Lane> lanes = new ArrayList<>();
-    private final long xaMaxWaitMs;
-    /** Open uses of gtrids, oldest first. */
-    private final List<XaGroup> groups = new ArrayList<>();
+    private final List<Lane<P>> lanes = new ArrayList<>();
+    private final XaUses<P> uses;
+    private final CycleBreaker<P> cycles;
     /**
      * True when the last {@link #drain} emitted all it could and nothing offered since can make more emittable.
      * Without open XA groups only a heartbeat (it may close a window) can: a transaction is keyed in its
@@ -376,14 +122,15 @@ public final class GlobalSorter<P> {
             throw new IllegalArgumentException("a sorter needs at least one shard");
         }
         for (int i = 0; i < start.size(); i++) {
-            lanes.add(new Lane(i, start.get(i)));
+            lanes.add(new Lane<>(i, start.get(i)));
         }
-        this.xaMaxWaitMs = xaMaxWait.toMillis();
+        this.uses = new XaUses<>(lanes, xaMaxWait.toMillis());
+        this.cycles = new CycleBreaker<>(lanes, uses);
     }
 
     /** Takes the next unit of one shard, in that shard's binlog order. */
     public void offer(ShardUnit<P> unit) {
-        Lane lane = lane(unit.shard());
+        Lane<P> lane = lane(unit.shard());
         if (unit.sequence() <= lane.lastSequence) {
             throw new IllegalArgumentException("shard " + unit.shard() + ": unit " + unit + " does not follow sequence "
                     + lane.lastSequence);
@@ -399,124 +146,24 @@ public final class GlobalSorter<P> {
         } else {
             switch (unit.kind()) {
                 case HEARTBEAT -> heartbeat(lane, unit, before);
-                case TRANSACTION -> enqueue(lane, unit, before);
-                case XA_PREPARE -> {
-                    useTaking(unit).prepare(unit, lane.lastHeartbeat);
-                    lane.ledger.pending(unit, before);
-                }
-                case XA_COMMIT -> commit(lane, unit, before);
-                case XA_ROLLBACK -> rollback(lane, unit, before);
+                case TRANSACTION -> lane.enqueue(unit, before);
+                case XA_PREPARE -> uses.prepare(lane, unit, before);
+                case XA_COMMIT -> uses.commit(lane, unit, before);
+                case XA_ROLLBACK -> uses.rollback(lane, unit, before);
             }
         }
         lane.ledger.clockNow(lane.clock());
-        if (unit.kind() == Kind.HEARTBEAT || unit.kind() == Kind.XA_ROLLBACK || !groups.isEmpty()) {
+        if (unit.kind() == Kind.HEARTBEAT || unit.kind() == Kind.XA_ROLLBACK || !uses.isEmpty()) {
             drained = false;
         }
     }
 
-    private void heartbeat(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        if (unit.heartbeat() > lane.lastHeartbeat) {
-            lane.lastHeartbeat = unit.heartbeat();
-            for (Entry c : lane.commitsBeforeBeat) {
-                c.beatAfter = unit.heartbeat();
-            }
-            lane.commitsBeforeBeat.clear();
-            for (RolledBack r : lane.rollbacksBeforeBeat) {
-                r.beatAfter = unit.heartbeat();
-            }
-            lane.rollbacksBeforeBeat.clear();
-            if (lane.firstHeartbeat == 0) {
-                lane.firstHeartbeat = unit.heartbeat();
-            }
-        } else {
+    private void heartbeat(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        if (!lane.heartbeat(unit.heartbeat())) {
             log.warn("shard {}: heartbeat {} does not increase on {}; ignored", unit.shard(), unit.heartbeat(),
                     lane.lastHeartbeat);
         }
         lane.ledger.consumed(unit, before);
-    }
-
-    private void enqueue(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        lane.queue.addLast(new Entry(unit, lane.advance(unit)));
-        lane.ledger.pending(unit, before);
-    }
-
-    private void commit(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        Branch branch = Branch.of(unit);
-        XaGroup group = useWaitingFor(branch);
-        if (group == null) {
-            log.warn("shard {}: XA COMMIT {} of a branch whose prepare was not read (it precedes the start position);"
-                    + " nothing to write", unit.shard(), unit.xid());
-            lane.ledger.consumed(unit, before);
-            return;
-        }
-        enqueue(lane, unit, before);
-        Entry entry = lane.queue.peekLast();
-        group.commit(branch, entry);
-        lane.commitsBeforeBeat.add(entry);
-    }
-
-    private void rollback(Lane lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        Branch branch = Branch.of(unit);
-        XaGroup group = useWaitingFor(branch);
-        if (group == null) {
-            log.warn("shard {}: XA ROLLBACK {} of no prepared branch read (its prepare precedes the start position, or"
-                    + " it is committed); nothing to drop", unit.shard(), unit.xid());
-            lane.ledger.consumed(unit, before);
-            return;
-        }
-        // the prepare and the rollback stay pending while their use is open: a restart reads them again, so
-        // the use ends on this shard where it did (a prepare after it is a new use) and is fixed at the same beat
-        RolledBack rolledBack = new RolledBack(group.prepared.remove(branch), group.preparedIn.remove(branch), unit);
-        group.rolledBack(rolledBack);
-        lane.rollbacksBeforeBeat.add(rolledBack);
-        lane.ledger.pending(unit, before);
-        if (group.prepared.isEmpty() && group.participantsFixed) {
-            close(group);
-        }
-    }
-
-    /** Removes a finished use (written, or rolled back on every branch) and marks its rolled-back branches done. */
-    private void close(XaGroup g) {
-        groups.remove(g);
-        done(g);
-    }
-
-    /**
-     * Its rolled-back branches are done: recorded like written units, so that a restart that reads them again
-     * drops them instead of building a piece of a finished use (which could take another use's branches).
-     */
-    private void done(XaGroup g) {
-        for (RolledBack r : g.rolledBack) {
-            lanes.get(r.prepare.shard()).ledger.emitted(r.prepare);
-            lanes.get(r.rollback.shard()).ledger.emitted(r.rollback);
-        }
-    }
-
-    /**
-     * The use of its gtrid a prepared branch belongs to: the oldest open one whose participants are not known
-     * yet and that has no commit or rollback before it on its shard (all branches of one global transaction
-     * prepare before any commits, so a prepare after a commit or rollback on the same server is a new use of
-     * the xid); else a new use.
-     */
-    private XaGroup useTaking(ShardUnit<P> prepare) {
-        for (XaGroup g : groups) {
-            if (g.gtrid.equals(prepare.gtrid()) && g.takes(prepare)) {
-                return g;
-            }
-        }
-        XaGroup use = new XaGroup(prepare.gtrid());
-        groups.add(use);
-        return use;
-    }
-
-    /** The use with this branch prepared and neither committed nor rolled back (a server allows one at a time). */
-    private XaGroup useWaitingFor(Branch branch) {
-        for (XaGroup g : groups) {
-            if (g.prepared.containsKey(branch) && !g.commits.containsKey(branch)) {
-                return g;
-            }
-        }
-        return null;
     }
 
     /** Emits everything that may be emitted now; returns it in global order. */
@@ -538,14 +185,14 @@ public final class GlobalSorter<P> {
 
     /** Tells {@code action} the payload of every unit queued or prepared and not yet emitted (to free them). */
     public void forEachWaiting(java.util.function.Consumer<? super P> action) {
-        for (Lane l : lanes) {
-            for (Entry e : l.queue) {
+        for (Lane<P> l : lanes) {
+            for (Entry<P> e : l.queue) {
                 if (e.unit().payload() != null) {
                     action.accept(e.unit().payload());
                 }
             }
         }
-        for (XaGroup g : groups) {
+        for (XaGroup<P> g : uses.open()) {
             for (ShardUnit<P> u : g.prepared.values()) {
                 if (u.payload() != null) {
                     action.accept(u.payload());
@@ -557,10 +204,10 @@ public final class GlobalSorter<P> {
     /** Units queued or prepared and not yet emitted (a measure of what waits). */
     public int waiting() {
         int n = 0;
-        for (Lane l : lanes) {
+        for (Lane<P> l : lanes) {
             n += l.queue.size();
         }
-        for (XaGroup g : groups) {
+        for (XaGroup<P> g : uses.open()) {
             n += g.prepared.size();
         }
         return n;
@@ -569,13 +216,13 @@ public final class GlobalSorter<P> {
     /** What waits and why, for logs and diagnostics: each shard's head and last heartbeat, and the open XA groups. */
     public String describeWaiting() {
         StringBuilder b = new StringBuilder();
-        for (Lane l : lanes) {
-            Entry head = l.queue.peekFirst();
+        for (Lane<P> l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
             b.append("shard ").append(l.shard).append(": hb=").append(l.lastHeartbeat).append(" queued=")
                     .append(l.queue.size()).append(" head=").append(head == null ? "-" : head.unit().key() + " " + head.key())
                     .append('\n');
         }
-        for (XaGroup g : groups) {
+        for (XaGroup<P> g : uses.open()) {
             b.append("xa ").append(g.gtrid).append(": prepared=").append(g.prepared.keySet()).append(" committed=")
                     .append(g.commits.keySet()).append(" fixed=").append(g.participantsFixed).append(" firstCommitWindow=")
                     .append(g.firstCommitWindow).append(" ready=").append(g.ready()).append('\n');
@@ -588,43 +235,33 @@ public final class GlobalSorter<P> {
         long closed = Long.MAX_VALUE;
         // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
         long firstHeartbeat = Long.MAX_VALUE;
-        for (Lane l : lanes) {
+        for (Lane<P> l : lanes) {
             closed = Math.min(closed, l.lastHeartbeat);
             firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
         }
-        // A heartbeat is written to the shards one after the other, not at one instant: a shard may get beat h+1
-        // before a prepare that another shard's commit (in window h) follows. The beat after that commit's next
-        // beat comes, on every shard, after every prepare of the use.
-        fixUses(closed);
-        for (XaGroup g : List.copyOf(groups)) {
-            long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
-            if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
-                    && closed - waitingSince >= xaMaxWaitMs) {
-                abandonMissing(g);
-            }
-        }
+        uses.settle(closed, firstHeartbeat);
         // Only closed windows are ordered: every shard has passed their closing heartbeat, so everything in
         // them has been read and the choice below cannot depend on what arrives later.
-        Candidate best = null;
-        for (Lane l : lanes) {
-            Entry head = l.queue.peekFirst();
+        Candidate<P> best = null;
+        for (Lane<P> l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
             if (head != null && head.unit().kind() == Kind.TRANSACTION && head.key().window() < closed
                     && (best == null || head.key().compareTo(best.key()) < 0)) {
-                best = new Candidate(head, null, head.key());
+                best = new Candidate<>(head, null, head.key());
             }
         }
-        for (XaGroup g : groups) {
+        for (XaGroup<P> g : uses.open()) {
             if (!g.commits.isEmpty() && g.ready() && g.key().window() < closed
                     && (best == null || g.key().compareTo(best.key()) < 0)) {
-                best = new Candidate(null, g, g.key());
+                best = new Candidate<>(null, g, g.key());
             }
         }
-        XaGroup breaker = cycleBreaker(closed);
+        XaGroup<P> breaker = cycles.breaker(closed);
         // a cycle is broken at the key of the last group it waits for, when the whole cycle is known; like
         // every candidate, only once that key's window is closed
-        SortKey breakerKey = breaker == null ? null : waitBound(breaker);
+        SortKey breakerKey = breaker == null ? null : cycles.waitBound(breaker);
         if (breaker != null && breakerKey.window() < closed && (best == null || breakerKey.compareTo(best.key()) < 0)) {
-            best = new Candidate(null, breaker, breakerKey);
+            best = new Candidate<>(null, breaker, breakerKey);
         }
         if (best == null || !admitted(best, breaker)) {
             return false;
@@ -647,19 +284,19 @@ public final class GlobalSorter<P> {
      * directly or through other groups, behind the candidate or behind anything emittable now (which the
      * candidate, having the smallest key, precedes) cannot.
      */
-    private boolean admitted(Candidate candidate, XaGroup breaker) {
-        for (XaGroup g : groups) {
+    private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
+        for (XaGroup<P> g : uses.open()) {
             if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
                 continue;
             }
-            if (candidate.key().compareTo(waitBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
+            if (candidate.key().compareTo(cycles.waitBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
                 return false;
             }
         }
         return true;
     }
 
-    private boolean canPrecede(XaGroup g, Candidate candidate, XaGroup breaker, Set<XaGroup> visiting) {
+    private boolean canPrecede(XaGroup<P> g, Candidate<P> candidate, XaGroup<P> breaker, Set<XaGroup<P>> visiting) {
         if (!visiting.add(g)) {
             // a cycle: while not all cycles at the shards' heads are known it may still be broken in g's
             // favour; once they are, the group chosen to break them is emittable now, and g is not it
@@ -669,134 +306,47 @@ public final class GlobalSorter<P> {
             if (!g.waitsFor(b.getKey())) {
                 continue;
             }
-            Entry commit = g.commits.get(b.getKey());
-            Lane lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
-            Entry head = lane.queue.peekFirst();
-            if (head == null || head == commit || (commit != null && inHeadRun(g, lane, commit))) {
+            Entry<P> commit = g.commits.get(b.getKey());
+            Lane<P> lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
+            Entry<P> head = lane.queue.peekFirst();
+            if (head == null || head == commit || (commit != null && lane.inHeadRun(g, commit))) {
                 continue;
             }
             if (head == candidate.single() || head.unit().kind() == Kind.TRANSACTION) {
                 return false; // behind the candidate, or behind something emittable now, which comes after it
             }
-            XaGroup blocker = head.group;
+            XaGroup<P> blocker = head.group;
             if (blocker == candidate.group() || blocker == breaker || blocker.ready()) {
                 return false;
             }
             // g may still go first to break a cycle it is on, unless the cycles are all known (a breaker was
             // chosen over every group waiting at a shard's head) and it was not picked
             if (!canPrecede(blocker, candidate, breaker, visiting)
-                    && (breaker != null || !onWaitCycle(g, g, new HashSet<>()))) {
+                    && (breaker != null || !cycles.onWaitCycle(g, g, new HashSet<>()))) {
                 return false;
             }
         }
         return true;
     }
 
-    /** Whether following "waits behind another group's commit at a shard's head" from {@code from} leads to {@code target}. */
-    private boolean onWaitCycle(XaGroup from, XaGroup target, Set<XaGroup> seen) {
-        if (!seen.add(from)) {
-            return false;
-        }
-        for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
-            Entry c = from.commits.get(b.getKey());
-            Entry head = lanes.get(c != null ? c.unit().shard() : b.getValue().shard()).queue.peekFirst();
-            if (head == null || head == c || head.unit().kind() != Kind.XA_COMMIT) {
-                continue;
-            }
-            XaGroup blocker = head.group;
-            if (blocker == target || (!blocker.ready() && onWaitCycle(blocker, target, seen))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Whether {@code commit} is in the run of {@code g}'s commits at the head of {@code lane}. */
-    private boolean inHeadRun(XaGroup g, Lane lane, Entry commit) {
-        for (Entry e : lane.queue) {
-            if (e == commit) {
-                return true;
-            }
-            if (!e.commitOf(g)) {
-                return false;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The smallest key at which {@code g} can be written: the largest {@link #lowerBound} of {@code g} and of every
-     * group it waits behind at a shard's head, directly or through others. Written in commit order, {@code g}
-     * follows them; written first to break a cycle, it is written at this key (see {@link #step}). So a cycle
-     * that more input could still close (through a branch whose commit is not read yet) never lets a group
-     * overtake what precedes that branch's place: the order does not depend on when that input arrives.
-     */
-    private SortKey waitBound(XaGroup g) {
-        SortKey bound = lowerBound(g);
-        ArrayDeque<XaGroup> todo = new ArrayDeque<>(List.of(g));
-        Set<XaGroup> seen = new HashSet<>(todo);
-        while (!todo.isEmpty()) {
-            XaGroup from = todo.poll();
-            for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
-                if (!from.waitsFor(b.getKey())) {
-                    continue;
-                }
-                Entry commit = from.commits.get(b.getKey());
-                Lane lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
-                Entry head = lane.queue.peekFirst();
-                if (head == null || head == commit || head.unit().kind() != Kind.XA_COMMIT
-                        || (commit != null && inHeadRun(from, lane, commit))) {
-                    continue;
-                }
-                XaGroup blocker = head.group;
-                if (seen.add(blocker)) {
-                    bound = SortKey.max(bound, lowerBound(blocker));
-                    todo.add(blocker);
-                }
-            }
-        }
-        return bound;
-    }
-
-    /** The smallest key {@code g} can have: its commits read so far, and where its missing commits can still land. */
-    private SortKey lowerBound(XaGroup g) {
-        SortKey k = null;
-        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-            Entry commit = g.commits.get(b.getKey());
-            if (!g.waitsFor(b.getKey())) {
-                continue;
-            }
-            if (commit != null) {
-                k = k == null ? commit.key() : SortKey.max(k, commit.key());
-                continue;
-            }
-            Lane lane = lanes.get(b.getValue().shard());
-            Entry head = lane.queue.peekFirst();
-            SortKey missing = head != null ? head.key()
-                    : new SortKey(Math.max(lane.lastHeartbeat, lane.effWindow), Long.MIN_VALUE, lane.shard, Long.MIN_VALUE);
-            k = k == null ? missing : SortKey.max(k, missing);
-        }
-        return k;
-    }
-
-    private void emitSingle(Entry e) {
-        Lane lane = lanes.get(e.unit().shard());
+    private void emitSingle(Entry<P> e) {
+        Lane<P> lane = lanes.get(e.unit().shard());
         lane.queue.pollFirst();
         lane.ledger.emitted(e.unit());
         out.add(new Emission.Single<>(e.unit(), checkpoints()));
     }
 
-    private void emitGroup(XaGroup g, boolean outOfOrder) {
+    private void emitGroup(XaGroup<P> g, boolean outOfOrder) {
         List<ShardUnit<P>> branches = new ArrayList<>();
         List<ShardUnit<P>> commits = new ArrayList<>();
         for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-            Entry c = g.commits.get(b.getKey());
+            Entry<P> c = g.commits.get(b.getKey());
             if (c == null) {
                 continue; // abandoned
             }
             branches.add(b.getValue());
             commits.add(c.unit());
-            Lane lane = lanes.get(c.unit().shard());
+            Lane<P> lane = lanes.get(c.unit().shard());
             if (!lane.queue.remove(c) && !outOfOrder) {
                 throw new IllegalStateException("XA commit " + c.unit() + " was not queued");
             }
@@ -807,205 +357,14 @@ public final class GlobalSorter<P> {
                 .thenComparing(u -> java.util.HexFormat.of().formatHex(u.xid().bqual())));
         commits.sort(Comparator.comparingInt(ShardUnit::shard));
         List<Integer> abandoned = g.abandoned.stream().map(x -> g.prepared.get(x).shard()).sorted().toList();
-        // branches given up keep waiting for their own commit, as a group of their own
-        XaGroup late = new XaGroup(g.gtrid);
-        late.participantsFixed = true;
-        for (Branch x : g.abandoned) {
-            late.prepare(g.prepared.get(x), g.preparedIn.get(x));
-        }
-        int at = groups.indexOf(g);
-        groups.remove(at);
-        done(g);
-        if (!late.prepared.isEmpty()) {
-            groups.add(at, late);
-        }
+        uses.written(g);
         out.add(new Emission.Distributed<>(g.gtrid, branches, commits, abandoned, outOfOrder, checkpoints()));
     }
 
-    /**
-     * Fixes the branches of the earliest use of each gtrid whose first commit or rollback has its next heartbeat
-     * in a closed window, until none is left.
-     */
-    private void fixUses(long closed) {
-        boolean again = true;
-        while (again) {
-            again = false;
-            for (XaGroup g : groups) {
-                long fixAfter = g.fixAfter();
-                if (!g.participantsFixed && fixAfter >= 0 && closed > fixAfter) {
-                    fixEarliestUse(g.gtrid);
-                    again = true;
-                    break;
-                }
-            }
-        }
-    }
-
-    /**
-     * Fixes the earliest open use of {@code gtrid}. Until then the branches of its open uses are grouped as they
-     * arrived, which can be wrong: a shard read ahead brings a later use's branches before the earlier use's, and a
-     * prepare joins the oldest group that has no commit or rollback before it on its shard. So all of them are
-     * taken apart and grouped again, on positions and windows only. Let {@code f} be the heartbeat after the
-     * earliest commit or rollback among them: the window is closed, so every unit up to it has been read. The
-     * earliest use is every branch prepared up to {@code f} and not after a commit or rollback of one of these on
-     * its shard (a use is only told apart from the previous one once it starts more than a heartbeat after that
-     * one's first commit or rollback, or on a server where that one finished: README). The other branches form
-     * the later uses, grouped again as if read now; they are fixed in turn.
-     */
-    private void fixEarliestUse(String gtrid) {
-        List<XaGroup> open = new ArrayList<>();
-        long f = Long.MAX_VALUE;
-        for (XaGroup g : groups) {
-            if (g.gtrid.equals(gtrid) && !g.participantsFixed) {
-                open.add(g);
-                long after = g.fixAfter();
-                if (after >= 0) {
-                    f = Math.min(f, after);
-                }
-            }
-        }
-        List<Part> parts = new ArrayList<>();
-        for (XaGroup g : open) {
-            for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-                parts.add(new Part(b.getValue(), g.preparedIn.get(b.getKey()), g.commits.get(b.getKey()), null));
-            }
-            for (RolledBack r : g.rolledBack) {
-                parts.add(new Part(r.prepare, r.preparedIn, null, r));
-            }
-        }
-        int at = groups.indexOf(open.get(0));
-        groups.removeAll(open);
-        XaGroup use = new XaGroup(gtrid);
-        groups.add(at, use);
-        // per shard in binlog order: a prepare after a commit or rollback of the use on its shard is a later use
-        parts.sort(Comparator.comparingInt((Part x) -> x.prepare().shard())
-                .thenComparingLong(x -> x.prepare().sequence()));
-        List<Part> later = new ArrayList<>();
-        for (Part x : parts) {
-            if (x.window() > f || !use.takes(x.prepare())) {
-                later.add(x);
-                continue;
-            }
-            x.addTo(use);
-        }
-        use.participantsFixed = true;
-        // the later uses: grouped again in the order of their windows, the way units arrive in a closed window
-        later.sort(Comparator.comparingLong((Part x) -> x.window())
-                .thenComparingInt(x -> x.prepare().shard()).thenComparingLong(x -> x.prepare().sequence()));
-        for (Part x : later) {
-            x.addTo(useTaking(x.prepare()));
-        }
-        if (use.prepared.isEmpty()) {
-            close(use); // rolled back
-            return;
-        }
-        List<Integer> ambiguous = use.preparedIn.entrySet().stream().filter(b -> b.getValue() > use.firstCommitWindow)
-                .map(b -> b.getKey().shard()).sorted().toList();
-        if (use.firstCommitWindow >= 0 && !ambiguous.isEmpty()) {
-            log.warn("XA transaction {}: branches on shards {} were prepared in a heartbeat window after a commit of it"
-                    + " on shards {}; taken as branches of that transaction (from the binlogs, a reuse of the xid within"
-                    + " a heartbeat interval of its commit cannot be told from heartbeat skew)", gtrid, ambiguous,
-                    use.shards());
-        }
-    }
-
-    private void abandonMissing(XaGroup g) {
-        List<Integer> shards = new ArrayList<>();
-        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-            if (!g.commits.containsKey(b.getKey()) && g.abandoned.add(b.getKey())) {
-                shards.add(b.getValue().shard());
-            }
-        }
-        log.warn("XA transaction {}: branches on shards {} still uncommitted {} ms of heartbeat time after the first"
-                + " commit (cdc.xa.maxWait); writing the committed branches without them", g.gtrid, shards, xaMaxWaitMs);
-    }
-
-    /**
-     * The XA group to write out of its shards' commit order when groups wait for each other in a cycle
-     * at the heads of the shards (their commits cross on two shards, which happens only when they do not
-     * conflict): among the groups on the cycle, the one with the smallest key that overtakes only commits
-     * of the cycle, else the one with the smallest key. {@code null} when there is no cycle, or while a
-     * group waiting at a shard's head is not complete yet (it might join a cycle and change the choice).
-     */
-    private XaGroup cycleBreaker(long closed) {
-        if (groups.isEmpty()) {
-            return null;
-        }
-        List<XaGroup> stuck = new ArrayList<>();
-        for (Lane l : lanes) {
-            Entry head = l.queue.peekFirst();
-            if (head == null || head.unit().kind() != Kind.XA_COMMIT) {
-                continue;
-            }
-            XaGroup g = head.group;
-            if (g.ready() || head.key().window() >= closed) {
-                continue;
-            }
-            if (!g.participantsFixed || !g.complete() || g.key().window() >= closed) {
-                return null;
-            }
-            if (!stuck.contains(g)) {
-                stuck.add(g);
-            }
-        }
-        List<XaGroup> cycle = stuck.stream()
-                .filter(g -> blockedOnlyByStuck(g, stuck) && reachesItself(g, g, stuck, new HashSet<>())).toList();
-        if (cycle.isEmpty()) {
-            return null;
-        }
-        return cycle.stream().filter(c -> overtakesOnlyCommitsOf(c, cycle)).min(Comparator.comparing(XaGroup::key))
-                .orElseGet(() -> cycle.stream().min(Comparator.comparing(XaGroup::key)).orElseThrow());
-    }
-
-    private boolean blockedOnlyByStuck(XaGroup g, List<XaGroup> stuck) {
-        for (Entry c : g.commits.values()) {
-            Entry head = lanes.get(c.unit().shard()).queue.peekFirst();
-            if (head == c) {
-                continue;
-            }
-            if (head.unit().kind() != Kind.XA_COMMIT || !stuck.contains(head.group)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Whether following "waits behind a stuck group's commit at a shard's head" from {@code from} leads back to {@code target}. */
-    private boolean reachesItself(XaGroup from, XaGroup target, List<XaGroup> stuck, Set<XaGroup> seen) {
-        if (!seen.add(from)) {
-            return false;
-        }
-        for (Entry c : from.commits.values()) {
-            Entry head = lanes.get(c.unit().shard()).queue.peekFirst();
-            if (head == null || head == c || head.unit().kind() != Kind.XA_COMMIT) {
-                continue;
-            }
-            XaGroup blocker = head.group;
-            if (blocker == target || (stuck.contains(blocker) && reachesItself(blocker, target, stuck, seen))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Whether everything queued before {@code g}'s commits on their shards is a commit of a group in {@code cycle}. */
-    private boolean overtakesOnlyCommitsOf(XaGroup g, List<XaGroup> cycle) {
-        for (Entry c : g.commits.values()) {
-            for (Entry e : lanes.get(c.unit().shard()).queue) {
-                if (e == c) {
-                    break;
-                }
-                if (e.unit().kind() != Kind.XA_COMMIT || !cycle.contains(e.group)) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
+    /** The checkpoint of every shard whose resume point moved since the last emission, in shard index order. */
     private List<ShardCheckpoint> checkpoints() {
         List<ShardCheckpoint> moved = new ArrayList<>();
-        for (Lane l : lanes) {
+        for (Lane<P> l : lanes) {
             ShardCheckpoint c = l.ledger.takeIfChanged();
             if (c != null) {
                 moved.add(c);
@@ -1014,7 +373,7 @@ public final class GlobalSorter<P> {
         return moved;
     }
 
-    private Lane lane(int shard) {
+    private Lane<P> lane(int shard) {
         if (shard < 0 || shard >= lanes.size()) {
             throw new IllegalArgumentException("unknown shard index " + shard + " (the sorter has " + lanes.size() + ")");
         }

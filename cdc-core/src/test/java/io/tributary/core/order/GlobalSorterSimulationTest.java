@@ -133,6 +133,11 @@ class GlobalSorterSimulationTest {
     }
 
     static List<Emission<String>> feed(ShardHistory h, GlobalSorter<String> sorter, long seed, int[] from) {
+        return feed(h, sorter, seed, from, 8);
+    }
+
+    /** The same, in chunks of 1 to {@code maxChunk} units (a large one reads a shard far ahead of the others). */
+    static List<Emission<String>> feed(ShardHistory h, GlobalSorter<String> sorter, long seed, int[] from, int maxChunk) {
         Random r = new Random(seed);
         int[] next = from.clone();
         List<Emission<String>> out = new ArrayList<>();
@@ -147,7 +152,7 @@ class GlobalSorterSimulationTest {
                 break;
             }
             int s = open.get(r.nextInt(open.size()));
-            int chunk = 1 + r.nextInt(8);
+            int chunk = 1 + r.nextInt(maxChunk);
             for (int i = 0; i < chunk && next[s] < h.units.get(s).size(); i++) {
                 sorter.offer(h.units.get(s).get(next[s]++));
             }

@@ -211,6 +211,47 @@ final class ShardHistory {
                 (sameOnEveryShard ? "" : "b" + shard).getBytes(StandardCharsets.US_ASCII));
     }
 
+    /**
+     * The same timeline without its XA transactions: every shard keeps its single-shard transactions and
+     * heartbeats, at their positions.
+     */
+    ShardHistory singlesOnly() {
+        ShardHistory h = new ShardHistory(shardCount, heartbeatMs);
+        for (List<ShardUnit<String>> list : units) {
+            h.units.add(list.stream().filter(u -> u.kind() == Kind.TRANSACTION || u.kind() == Kind.HEARTBEAT).toList());
+        }
+        transactions.stream().filter(t -> !t.xa()).forEach(h.transactions::add);
+        return h;
+    }
+
+    /**
+     * The same binlogs with, after about one heartbeat in eight, a heartbeat that does not increase (the same
+     * value again, or the one before), as a clock stepping back on a server writes; a sorter ignores them.
+     */
+    ShardHistory withRepeatedHeartbeats(Random r) {
+        ShardHistory h = new ShardHistory(shardCount, heartbeatMs);
+        for (List<ShardUnit<String>> list : units) {
+            List<ShardUnit<String>> copy = new ArrayList<>();
+            long previous = 0;
+            for (ShardUnit<String> u : list) {
+                copy.add(u);
+                if (u.kind() == Kind.HEARTBEAT && r.nextInt(8) == 0) {
+                    long stale = previous > 0 && r.nextBoolean() ? previous : u.heartbeat();
+                    String key = "hb" + stale + "@" + u.shard() + "-again" + u.sequence();
+                    long at = u.sequence() + 50;
+                    copy.add(new ShardUnit<>(u.shard(), at, Kind.HEARTBEAT, u.commitTimeMicros(), null, stale, key,
+                            ShardPosition.at("bin.000001", at), u.end(), key));
+                }
+                if (u.kind() == Kind.HEARTBEAT) {
+                    previous = u.heartbeat();
+                }
+            }
+            h.units.add(copy);
+        }
+        h.transactions.addAll(transactions);
+        return h;
+    }
+
     /** The commit-order position of each unit key on its shard. */
     int indexOn(int shard, String key) {
         List<ShardUnit<String>> list = units.get(shard);
