@@ -1,7 +1,7 @@
 package io.tributary.core.naming;
 
-import io.tributary.core.order.DdlHistory;
-import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.transaction.DdlHistory;
+import io.tributary.core.transaction.GlobalEvent;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -3,7 +3,7 @@ package io.tributary.core.naming;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
-import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.transaction.GlobalEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -1,5 +1,7 @@
 package io.tributary.core.reader;
 
+import io.tributary.core.position.ShardPosition;
+
 /** An event from the shard failed a check (CRC32, declared size, a field past its end). Not retried. */
 public final class CorruptShardEventException extends ShardReaderException {
     private final ShardPosition where;

@@ -2,6 +2,7 @@ package io.tributary.core.reader;
 
 import io.netty.buffer.ByteBuf;
 import io.tributary.core.framing.Boundary;
+import io.tributary.core.position.ShardPosition;
 
 /**
  * One binlog event as a shard sent it, with the facts a consumer needs without decoding it.

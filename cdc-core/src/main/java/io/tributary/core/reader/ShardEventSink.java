@@ -1,5 +1,7 @@
 package io.tributary.core.reader;
 
+import io.tributary.core.position.ShardPosition;
+
 /**
  * Receives one shard's events, in binlog order, on the reader's own delivery thread
  * ({@code shard-reader-<shard>}). A sink may block: the reader then stops reading the socket once

@@ -1,5 +1,6 @@
 package io.tributary.core.reader;
 
+import io.tributary.core.position.ShardPosition;
 import java.util.List;
 
 /**

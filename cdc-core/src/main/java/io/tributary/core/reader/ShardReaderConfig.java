@@ -1,6 +1,7 @@
 package io.tributary.core.reader;
 
 import io.tributary.core.config.ConfigProblem;
+import io.tributary.core.position.ShardPosition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

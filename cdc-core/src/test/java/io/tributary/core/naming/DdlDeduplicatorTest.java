@@ -2,8 +2,8 @@ package io.tributary.core.naming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tributary.core.order.DdlHistory;
-import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.transaction.DdlHistory;
+import io.tributary.core.transaction.GlobalEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

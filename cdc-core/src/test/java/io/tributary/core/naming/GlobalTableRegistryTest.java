@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.TableMapEvent;
-import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.transaction.GlobalEvent;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;

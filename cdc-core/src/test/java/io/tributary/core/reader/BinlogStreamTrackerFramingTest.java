@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.tributary.core.framing.Boundary;
+import io.tributary.core.position.ShardPosition;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

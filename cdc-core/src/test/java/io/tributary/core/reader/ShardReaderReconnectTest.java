@@ -2,6 +2,7 @@ package io.tributary.core.reader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.core.position.ShardPosition;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.tributary.daemon.config;
 
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardPosition;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;

@@ -1,6 +1,6 @@
 package io.tributary.daemon.config;
 
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardPosition;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -13,16 +13,13 @@ import io.tributary.core.packet.MySqlError;
 import io.tributary.core.packet.MySqlMessage;
 import io.tributary.core.packet.MySqlPacket;
 import io.tributary.core.packet.MySqlProtocol;
-import io.tributary.core.reader.MySqlGtidSet;
+import io.tributary.core.position.MySqlGtidSet;
 import io.tributary.storage.binlog.BinlogFileReader;
 import io.tributary.storage.binlog.BinlogIndex;
 import io.tributary.storage.binlog.BinlogPosition;
 import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.tail.TailCache;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
@@ -30,6 +27,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sends the global binlog to one subscriber, on its own thread (never an event loop): a fake ROTATE naming

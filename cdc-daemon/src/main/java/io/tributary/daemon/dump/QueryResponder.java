@@ -1,17 +1,16 @@
 package io.tributary.daemon.dump;
 
 import io.tributary.core.event.BinlogEvent;
-import io.tributary.core.event.EventType;
 import io.tributary.core.event.EventHeader;
+import io.tributary.core.event.EventType;
 import io.tributary.core.packet.ComBinlogDumpGtid;
 import io.tributary.core.packet.ErrPacket;
 import io.tributary.core.packet.MySqlError;
-import io.tributary.core.reader.MySqlGtidSet;
+import io.tributary.core.position.MySqlGtidSet;
 import io.tributary.storage.binlog.BinlogFileReader;
 import io.tributary.storage.binlog.BinlogIndex;
 import io.tributary.storage.binlog.BinlogPosition;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
-
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.LocalDateTime;

@@ -4,7 +4,7 @@ import io.tributary.core.reader.ShardReader;
 import io.tributary.daemon.admin.LiveConfig;
 import io.tributary.storage.binlog.BinlogHealth;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
-import io.tributary.storage.merge.GlobalBinlogPipeline;
+import io.tributary.storage.pipeline.GlobalBinlogPipeline;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,7 +4,7 @@ import io.tributary.daemon.config.ShardConfig;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.binlog.WriteCounters;
 import io.tributary.storage.buffer.TransactionBuffer;
-import io.tributary.storage.merge.GlobalBinlogPipeline;
+import io.tributary.storage.pipeline.GlobalBinlogPipeline;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

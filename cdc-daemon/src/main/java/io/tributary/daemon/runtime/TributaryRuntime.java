@@ -1,8 +1,8 @@
 package io.tributary.daemon.runtime;
 
-import io.tributary.core.order.HeartbeatWriter;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.heartbeat.HeartbeatWriter;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
 import io.tributary.core.reader.ShardReaderConfig;
 import io.tributary.daemon.config.ShardConfig;
 import io.tributary.daemon.config.ShardJdbc;
@@ -16,8 +16,8 @@ import io.tributary.storage.buffer.LivePersistSettings;
 import io.tributary.storage.buffer.SpillStore;
 import io.tributary.storage.buffer.TransactionBuffer;
 import io.tributary.storage.memory.MemoryBudget;
-import io.tributary.storage.merge.GlobalBinlogPipeline;
 import io.tributary.storage.merge.MergeStage;
+import io.tributary.storage.pipeline.GlobalBinlogPipeline;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.tributary.storage.binlog;
 
-import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.position.ShardCheckpoint;
 import io.tributary.storage.checkpoint.BinlogCheckpoint;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.tributary.storage.binlog;
 
-import io.tributary.core.order.DdlHistory;
-import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.transaction.DdlHistory;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.tributary.storage.checkpoint;
 
-import io.tributary.core.order.DdlHistory;
-import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.transaction.DdlHistory;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;

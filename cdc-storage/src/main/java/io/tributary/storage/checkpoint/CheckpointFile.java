@@ -1,8 +1,8 @@
 package io.tributary.storage.checkpoint;
 
-import io.tributary.core.order.DdlHistory;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
+import io.tributary.core.transaction.DdlHistory;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
@@ -36,7 +36,7 @@ import java.util.zip.CRC32;
  * last three: the sorter's {@link ShardCheckpoint.Clock}, without which a restarted sorter would order the
  * re-read units differently and could fix an XA transaction's branches too early), one
  * {@code ddl <key> <written> <n> <source> <copies>...} per statement the DDL deduplication remembers (version 3,
- * oldest first; see {@link io.tributary.core.order.DdlHistory}), {@code crc <crc32>}.
+ * oldest first; see {@link io.tributary.core.transaction.DdlHistory}), {@code crc <crc32>}.
  *
  * <p>Not thread-safe: one thread writes (the binlog syncer); reading happens at startup.
  */

@@ -2,12 +2,13 @@ package io.tributary.storage.merge;
 
 import com.lmax.disruptor.dsl.ProducerType;
 import io.tributary.core.naming.LogicalNames;
-import io.tributary.core.order.Emission;
-import io.tributary.core.order.GlobalSorter;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.order.ShardUnit;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
 import io.tributary.core.reader.ShardEvent;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.sorter.Emission;
+import io.tributary.core.sorter.GlobalSorter;
+import io.tributary.core.sorter.ShardUnit;
+import io.tributary.storage.assembler.ShardStreamAssembler;
 import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.BufferedTransaction;

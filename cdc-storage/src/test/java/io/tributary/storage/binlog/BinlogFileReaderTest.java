@@ -1,13 +1,12 @@
 package io.tributary.storage.binlog;
 
-import io.tributary.core.order.HeldTransaction;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.event.EventType;
+import io.tributary.core.sorter.HeldTransaction;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,10 +1,9 @@
 package io.tributary.storage.binlog;
 
-import io.tributary.core.order.HeldTransaction;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.core.event.BinlogFlavor;
+import io.tributary.core.sorter.HeldTransaction;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;

@@ -1,13 +1,12 @@
 package io.tributary.storage.binlog;
 
-import io.tributary.core.order.HeldTransaction;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogFlavor;
-import io.tributary.core.order.ShardCheckpoint;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.sorter.HeldTransaction;
 import io.tributary.storage.checkpoint.BinlogCheckpoint;
 import io.tributary.storage.checkpoint.CheckpointFile;
 import java.nio.file.Files;

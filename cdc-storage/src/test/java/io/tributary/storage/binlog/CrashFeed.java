@@ -1,15 +1,14 @@
 package io.tributary.storage.binlog;
 
-import io.tributary.core.order.HeldTransaction;
-
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
-import io.tributary.core.order.GlobalEvent;
-import io.tributary.core.order.GlobalTransaction;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
+import io.tributary.core.sorter.HeldTransaction;
+import io.tributary.core.transaction.GlobalEvent;
+import io.tributary.core.transaction.GlobalTransaction;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,13 +1,12 @@
 package io.tributary.storage.binlog;
 
-import io.tributary.core.order.HeldTransaction;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.BinlogFlavor;
+import io.tributary.core.sorter.HeldTransaction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,5 @@
 package io.tributary.storage.binlog;
 
-import io.tributary.core.order.GlobalEvent;
-import io.tributary.core.order.GlobalTransaction;
-import io.tributary.core.order.HeldTransaction;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.shyiko.mysql.binlog.BinaryLogFileReader;
@@ -16,6 +12,9 @@ import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.GtidEvent;
+import io.tributary.core.sorter.HeldTransaction;
+import io.tributary.core.transaction.GlobalEvent;
+import io.tributary.core.transaction.GlobalTransaction;
 import io.tributary.storage.checkpoint.BinlogCheckpoint;
 import io.tributary.storage.checkpoint.CheckpointFile;
 import java.io.IOException;
@@ -223,7 +222,7 @@ class GlobalBinlogWriterTest {
                 }
 
                 @Override
-                public List<io.tributary.core.order.ShardCheckpoint> checkpoints() {
+                public List<io.tributary.core.position.ShardCheckpoint> checkpoints() {
                     return txns.get(5).checkpoints();
                 }
 

@@ -3,9 +3,9 @@ package io.tributary.storage.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tributary.core.order.DdlHistory;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
+import io.tributary.core.transaction.DdlHistory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

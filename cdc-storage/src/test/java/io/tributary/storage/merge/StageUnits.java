@@ -2,8 +2,8 @@ package io.tributary.storage.merge;
 
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.FormatDescription;
-import io.tributary.core.order.ShardUnit;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardPosition;
+import io.tributary.core.sorter.ShardUnit;
 import io.tributary.storage.buffer.BufferedTransaction;
 import io.tributary.storage.buffer.TransactionBuffer;
 import java.util.List;

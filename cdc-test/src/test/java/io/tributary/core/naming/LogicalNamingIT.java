@@ -8,7 +8,7 @@ import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.QueryEvent;
 import io.tributary.core.event.RowsEvent;
-import io.tributary.core.order.GlobalEvent;
+import io.tributary.core.transaction.GlobalEvent;
 import io.tributary.test.junit.WithShards;
 import io.tributary.test.shard.EmbeddedMariaDbShard;
 import io.tributary.test.shard.ShardCluster;

@@ -1,5 +1,6 @@
 package io.tributary.core.reader;
 
+import io.tributary.core.position.ShardPosition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

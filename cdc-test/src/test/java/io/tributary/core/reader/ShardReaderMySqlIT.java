@@ -2,6 +2,7 @@ package io.tributary.core.reader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.core.position.ShardPosition;
 import io.tributary.test.junit.WithShards;
 import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardFlavor;

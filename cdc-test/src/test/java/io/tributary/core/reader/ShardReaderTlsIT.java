@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.tributary.core.position.ShardPosition;
 import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardClusterConfig;
 import io.tributary.test.shard.ShardInfo;

@@ -1,8 +1,8 @@
 package io.tributary.storage.merge;
 
+import io.tributary.core.heartbeat.HeartbeatWriter;
 import io.tributary.core.naming.LogicalNames;
-import io.tributary.core.order.HeartbeatWriter;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardPosition;
 import io.tributary.core.reader.ShardReaderConfig;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
@@ -12,6 +12,7 @@ import io.tributary.storage.buffer.LivePersistSettings;
 import io.tributary.storage.buffer.PersistConfig;
 import io.tributary.storage.buffer.SpillStore;
 import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.storage.pipeline.GlobalBinlogPipeline;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -9,7 +9,7 @@ import io.tributary.core.event.EventType;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.event.QueryEvent;
 import io.tributary.core.event.TableMapEvent;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardPosition;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

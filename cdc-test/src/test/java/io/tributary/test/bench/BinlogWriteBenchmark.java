@@ -1,16 +1,15 @@
 package io.tributary.test.bench;
 
-import io.tributary.core.order.HeldTransaction;
-
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.TableMapEvent;
-import io.tributary.core.order.GlobalEvent;
-import io.tributary.core.order.GlobalTransaction;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
+import io.tributary.core.sorter.HeldTransaction;
+import io.tributary.core.transaction.GlobalEvent;
+import io.tributary.core.transaction.GlobalTransaction;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
@@ -18,9 +17,9 @@ import io.tributary.storage.binlog.SyncPolicy;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;

@@ -2,8 +2,8 @@ package io.tributary.test.bench;
 
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.naming.LogicalNames;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
 import io.tributary.storage.binlog.GlobalBinlogWriter;

@@ -6,10 +6,10 @@ import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
 import io.tributary.core.naming.LogicalNames;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.order.ShardUnit;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
 import io.tributary.core.reader.ShardEvent;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.sorter.ShardUnit;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
@@ -171,7 +171,7 @@ public final class MergeBenchmark {
     }
 
     /** Slots of the append ring, as the pipeline has it. */
-    private static final int APPEND_RING = io.tributary.storage.merge.GlobalBinlogPipeline.APPEND_RING;
+    private static final int APPEND_RING = io.tributary.storage.pipeline.GlobalBinlogPipeline.APPEND_RING;
 
     private static Result once(int shards, String fileName, byte[] bytes, List<Slice> slices, int txnsPerBeat,
             boolean appendThread) throws IOException {

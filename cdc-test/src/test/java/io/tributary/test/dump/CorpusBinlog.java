@@ -1,20 +1,21 @@
 package io.tributary.test.dump;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
-import io.tributary.core.order.GlobalEvent;
-import io.tributary.core.order.GlobalTransaction;
-import io.tributary.core.order.HeldTransaction;
-import io.tributary.core.order.ShardCheckpoint;
-import io.tributary.core.reader.ShardPosition;
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.position.ShardPosition;
+import io.tributary.core.sorter.HeldTransaction;
+import io.tributary.core.transaction.GlobalEvent;
+import io.tributary.core.transaction.GlobalTransaction;
 import io.tributary.storage.binlog.BinlogConfig;
 import io.tributary.storage.binlog.BinlogRecovery;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -24,8 +25,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A global binlog filled with real transactions: the row transactions of a corpus binlog

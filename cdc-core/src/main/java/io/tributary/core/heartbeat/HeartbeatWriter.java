@@ -1,0 +1,435 @@
+package io.tributary.core.heartbeat;
+
+import io.tributary.core.config.ConfigProblem;
+import io.tributary.core.sorter.GlobalSorter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the heartbeats that make consistent cuts (ARCHITECTURE.md, invariant 3): at start it creates
+ * {@code __cdc__.__cdc_heartbeat__} on every shard, then every {@code cdc.heartbeat.interval} (default
+ * {@value #DEFAULT_INTERVAL_MS} ms) it writes ONE value, shared by all shards and increasing from beat to
+ * beat, into that table's single row on every shard. Each shard's binlog then carries an UPDATE_ROWS
+ * event with the value; the sorter takes it as the cut and consumes it.
+ *
+ * <p>Table: {@code id TINYINT UNSIGNED PRIMARY KEY} (always 1), {@code heartbeat BIGINT} (the shared
+ * value), {@code written_at_us BIGINT} (the writer's clock, microseconds since the epoch). The value is
+ * {@code max(previous + 1, now in milliseconds)}: milliseconds, strictly increasing, as the
+ * {@link GlobalSorter} reads it (its {@code cdc.xa.maxWait} is measured in heartbeat time), and it also
+ * increases across restarts of the daemon.
+ *
+ * <p>Start fails with a {@link HeartbeatSetupException} naming the shard, the account and the missing
+ * privilege when a shard refuses (a shard without heartbeats would stall the global order). Later, a
+ * shard that cannot be written is logged and retried at the next beat (reconnecting); the others keep
+ * beating.
+ *
+ * <p>Threading: beats run on one scheduler thread, {@code cdc-heartbeat}, which hands each shard's write to
+ * that shard's own thread ({@code cdc-heartbeat-<shard>}): a beat takes as long as the slowest shard, and a
+ * hanging shard holds back only its own heartbeats. {@link #beat()} may also be called directly (tests; it
+ * waits for every write) but not concurrently with the scheduler. JDBC drivers come from the caller's
+ * connection factories: this class knows only {@code java.sql}.
+ */
+public final class HeartbeatWriter implements AutoCloseable {
+
+    public static final String DATABASE = "__cdc__";
+    public static final String TABLE = "__cdc_heartbeat__";
+    public static final long DEFAULT_INTERVAL_MS = 100;
+    public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(DEFAULT_INTERVAL_MS);
+
+    private static final Logger LOG = LoggerFactory.getLogger(HeartbeatWriter.class);
+    private static final String QUALIFIED = "`" + DATABASE + "`.`" + TABLE + "`";
+    private static final Pattern COMMAND_DENIED = Pattern.compile("(?i)\\b([A-Z ]+?) command denied");
+    private static final int ER_DBACCESS_DENIED = 1044;
+    private static final int ER_ACCESS_DENIED = 1045;
+    private static final int ER_TABLEACCESS_DENIED = 1142;
+    private static final int ER_SPECIFIC_ACCESS_DENIED = 1227;
+    private static final int QUERY_TIMEOUT_SECONDS = 10;
+
+    /** Opens a connection to one shard; the writer owns and closes what it returns. */
+    @FunctionalInterface
+    public interface ConnectionFactory {
+        Connection open() throws SQLException;
+    }
+
+    /**
+     * One shard to beat.
+     *
+     * @param shard   the shard's configured name
+     * @param address {@code host:port}, for messages
+     * @param connect how to reach it
+     */
+    public record Target(String shard, String address, ConnectionFactory connect) {
+        public Target {
+            Objects.requireNonNull(shard, "shard");
+            Objects.requireNonNull(address, "address");
+            Objects.requireNonNull(connect, "connect");
+        }
+    }
+
+    /** A failing shard is reported once, then at most every this many ms while it keeps failing. */
+    static final long REPEAT_WARNING_MS = 30_000;
+
+    private final List<Target> targets;
+    private final Connection[] connections;
+    /** Per shard: beats missed in a row (0 while it is written), and when its failure was last logged. */
+    private final long[] missed;
+    private final long[] lastWarnedMicros;
+    private final Duration interval;
+    private final LongSupplier clockMicros;
+    /** One thread per shard for its writes, so a slow shard delays only its own heartbeats. */
+    private final ExecutorService[] writers;
+    /** Per shard: the write in progress or last done (scheduler thread only). */
+    private final Future<?>[] writes;
+    /** Per shard: beats skipped because the previous write was still running, and when that was last logged. */
+    private final long[] busySkips;
+    private final long[] lastSkipWarnedMicros;
+    private ScheduledExecutorService scheduler;
+    private volatile long lastValue;
+
+    /**
+     * @param targets     the shards, in configuration order
+     * @param interval    {@code cdc.heartbeat.interval}
+     * @param clockMicros the clock, microseconds since the epoch (injected so tests control it)
+     */
+    public HeartbeatWriter(List<Target> targets, Duration interval, LongSupplier clockMicros) {
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("at least one shard required");
+        }
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException(ConfigProblem.invalid("cdc.heartbeat.interval", interval,
+                    "must be positive").message());
+        }
+        this.targets = List.copyOf(targets);
+        this.connections = new Connection[targets.size()];
+        this.missed = new long[targets.size()];
+        this.lastWarnedMicros = new long[targets.size()];
+        this.writes = new Future<?>[targets.size()];
+        this.busySkips = new long[targets.size()];
+        this.lastSkipWarnedMicros = new long[targets.size()];
+        this.writers = new ExecutorService[targets.size()];
+        for (int i = 0; i < writers.length; i++) {
+            String name = "cdc-heartbeat-" + this.targets.get(i).shard();
+            writers[i] = Executors.newSingleThreadExecutor(r -> {
+                Thread th = new Thread(r, name);
+                th.setDaemon(true);
+                return th;
+            });
+        }
+        this.interval = interval;
+        this.clockMicros = Objects.requireNonNull(clockMicros, "clockMicros");
+    }
+
+    /** The system clock in microseconds. */
+    public static long systemMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    /**
+     * Creates the heartbeat table on every shard (if absent) and its row, checking on each that the
+     * account may write it.
+     *
+     * @throws HeartbeatSetupException for the first shard that refuses
+     */
+    public void createTables() {
+        for (int i = 0; i < targets.size(); i++) {
+            Target t = targets.get(i);
+            Connection c = setupConnection(i);
+            String step = "CREATE";
+            try (Statement s = c.createStatement()) {
+                s.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+                s.execute("CREATE DATABASE IF NOT EXISTS `" + DATABASE + "`");
+                s.execute("CREATE TABLE IF NOT EXISTS " + QUALIFIED + " (id TINYINT UNSIGNED NOT NULL PRIMARY KEY,"
+                        + " heartbeat BIGINT NOT NULL, written_at_us BIGINT NOT NULL) ENGINE=InnoDB");
+                step = "INSERT";
+                s.execute("INSERT IGNORE INTO " + QUALIFIED + " (id, heartbeat, written_at_us) VALUES (1, 0, 0)");
+                step = "SELECT";
+                try (ResultSet rs = s.executeQuery("SELECT heartbeat FROM " + QUALIFIED + " WHERE id = 1")) {
+                    if (rs.next()) {
+                        lastValue = Math.max(lastValue, rs.getLong(1));
+                    }
+                }
+                step = "UPDATE";
+                // A no-op update checks the privilege without writing a heartbeat out of turn.
+                s.executeUpdate("UPDATE " + QUALIFIED + " SET heartbeat = heartbeat WHERE id = 0");
+            } catch (SQLException e) {
+                throw setupFailure(t, c, step, e);
+            }
+        }
+    }
+
+    /** {@link #createTables()}, then beats every interval on the {@code cdc-heartbeat} thread. */
+    public synchronized void start() {
+        if (scheduler != null) {
+            throw new IllegalStateException("heartbeat writer already started");
+        }
+        createTables();
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread th = new Thread(r, "cdc-heartbeat");
+            th.setDaemon(true);
+            return th;
+        });
+        long ms = Math.max(1, interval.toMillis());
+        scheduler.scheduleAtFixedRate(this::beatQuietly, 0, ms, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Writes the next value to every shard, each on its own thread, and waits until every write is done.
+     *
+     * @return the value written
+     */
+    public long beat() {
+        return beat(Duration.ofSeconds(QUERY_TIMEOUT_SECONDS * 3L));
+    }
+
+    /**
+     * Writes the next value to every shard at once, one thread per shard, so that a beat takes as long as the
+     * slowest shard, not the sum of them, and waits at most {@code waitAtMost} for the writes. A shard whose
+     * previous write is still running (a slow or hanging shard) skips this value; the others are not held back.
+     * The sorter needs only each shard's heartbeats to increase, not every value on every shard.
+     */
+    private long beat(Duration waitAtMost) {
+        long value = Math.max(lastValue + 1, clockMicros.getAsLong() / 1000);
+        lastValue = value;
+        long at = clockMicros.getAsLong();
+        for (int i = 0; i < targets.size(); i++) {
+            if (writes[i] != null && !writes[i].isDone()) {
+                slowWrite(i, value);
+                continue;
+            }
+            int shard = i;
+            writes[i] = writers[i].submit(() -> write(shard, value, at));
+        }
+        long deadline = System.nanoTime() + waitAtMost.toNanos();
+        for (Future<?> f : writes) {
+            try {
+                f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // still running: that shard skips beats until it is done (slowWrite)
+            } catch (ExecutionException e) {
+                LOG.warn("heartbeat write failed: {}", e.getCause().toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return value;
+    }
+
+    /**
+     * A shard's previous write still runs (scheduler thread): it skips {@code value}; logged at once, then at most
+     * every {@value #REPEAT_WARNING_MS} ms.
+     */
+    private void slowWrite(int i, long value) {
+        if (countAndWarnDue(busySkips, lastSkipWarnedMicros, i)) {
+            Target t = targets.get(i);
+            LOG.warn("shard {} ({}): heartbeat {} skipped, the previous write is still running ({} beats skipped so"
+                    + " far); the shard's delay grows, the other shards keep beating", t.shard(), t.address(), value,
+                    busySkips[i]);
+        }
+    }
+
+    /**
+     * Counts one more missed beat of shard {@code i} in {@code counts}; true when it should be logged: the first,
+     * then at most every {@value #REPEAT_WARNING_MS} ms (then {@code lastWarned} is moved to now).
+     */
+    private boolean countAndWarnDue(long[] counts, long[] lastWarned, int i) {
+        counts[i]++;
+        long now = clockMicros.getAsLong();
+        if (counts[i] == 1 || now - lastWarned[i] >= REPEAT_WARNING_MS * 1000) {
+            lastWarned[i] = now;
+            return true;
+        }
+        return false;
+    }
+
+    /** One shard's write of one beat, on the shard's own thread (which alone uses its connection). */
+    private void write(int i, long value, long at) {
+        Target t = targets.get(i);
+        try {
+            Connection c = connection(i, false);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + QUALIFIED
+                    + " SET heartbeat = ?, written_at_us = ? WHERE id = 1")) {
+                ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+                ps.setLong(1, value);
+                ps.setLong(2, at);
+                if (ps.executeUpdate() == 0) {
+                    try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + QUALIFIED
+                            + " (id, heartbeat, written_at_us) VALUES (1, ?, ?)")) {
+                        ins.setLong(1, value);
+                        ins.setLong(2, at);
+                        ins.executeUpdate();
+                    }
+                }
+            }
+            if (missed[i] > 0) {
+                LOG.info("shard {} ({}): heartbeats written again after {} missed beats", t.shard(), t.address(),
+                        missed[i]);
+                missed[i] = 0;
+            }
+        } catch (SQLException e) {
+            failed(i, value, e);
+            closeQuietly(i);
+        }
+    }
+
+    /**
+     * A shard that is down fails every beat (10 a second): the first failure is logged, then one line every
+     * {@value #REPEAT_WARNING_MS} ms with the beats missed so far, and one when it is written again.
+     */
+    private void failed(int i, long value, SQLException e) {
+        Target t = targets.get(i);
+        if (!countAndWarnDue(missed, lastWarnedMicros, i)) {
+            return;
+        }
+        if (missed[i] == 1) {
+            LOG.warn("shard {} ({}): heartbeat {} not written, retrying every beat (logged again every {} s while it"
+                    + " fails): {}", t.shard(), t.address(), value, REPEAT_WARNING_MS / 1000, e.getMessage());
+        } else {
+            LOG.warn("shard {} ({}): still no heartbeat written, {} beats missed: {}", t.shard(), t.address(), missed[i],
+                    e.getMessage());
+        }
+    }
+
+    /** The value of the last beat (or the highest found in the shards' tables at start). */
+    public long lastValue() {
+        return lastValue;
+    }
+
+    private void beatQuietly() {
+        try {
+            beat(interval);
+        } catch (RuntimeException e) {
+            LOG.warn("heartbeat failed: {}", e.toString());
+        }
+    }
+
+    private Connection connection(int i, boolean failHard) throws SQLException {
+        if (connections[i] != null) {
+            return connections[i];
+        }
+        Target t = targets.get(i);
+        try {
+            Connection c = t.connect().open();
+            c.setAutoCommit(true);
+            connections[i] = c;
+            return c;
+        } catch (SQLException e) {
+            if (failHard) {
+                throw new HeartbeatSetupException(t.shard(), null, "shard " + t.shard() + " (" + t.address()
+                        + "): cannot connect to write heartbeats: " + e.getMessage() + " (SQL state " + e.getSQLState()
+                        + ", error " + e.getErrorCode() + ")", e);
+            }
+            throw new SQLException("cannot connect: " + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+        }
+    }
+
+    /** The shard's connection at start: failing to connect is a {@link HeartbeatSetupException}. */
+    private Connection setupConnection(int i) {
+        try {
+            return connection(i, true);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e); // connection(i, true) reports failures as HeartbeatSetupException
+        }
+    }
+
+    private HeartbeatSetupException setupFailure(Target t, Connection c, String step, SQLException e) {
+        int code = e.getErrorCode();
+        boolean denied = code == ER_DBACCESS_DENIED || code == ER_ACCESS_DENIED || code == ER_TABLEACCESS_DENIED
+                || code == ER_SPECIFIC_ACCESS_DENIED || "42000".equals(e.getSQLState()) && e.getMessage() != null
+                && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("denied");
+        String account = currentUser(c);
+        if (!denied) {
+            return new HeartbeatSetupException(t.shard(), null, "shard " + t.shard() + " (" + t.address() + "): cannot"
+                    + " set up the heartbeat table " + DATABASE + "." + TABLE + " as " + account + " (step " + step
+                    + "): " + e.getMessage() + " (error " + code + ")", e);
+        }
+        String privilege = step;
+        Matcher m = COMMAND_DENIED.matcher(String.valueOf(e.getMessage()));
+        if (m.find()) {
+            privilege = m.group(1).trim().toUpperCase(java.util.Locale.ROOT);
+        }
+        return new HeartbeatSetupException(t.shard(), privilege, "shard " + t.shard() + " (" + t.address() + "): account "
+                + account + " lacks the " + privilege + " privilege on `" + DATABASE + "`.* needed for the heartbeat"
+                + " table " + DATABASE + "." + TABLE + " (server said: " + e.getMessage() + ", error " + code
+                + "). Grant it with: GRANT ALL PRIVILEGES ON `" + DATABASE + "`.* TO " + account, e);
+    }
+
+    private static String currentUser(Connection c) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT CURRENT_USER()")) {
+            if (rs.next()) {
+                String u = rs.getString(1);
+                int at = u.lastIndexOf('@');
+                return at < 0 ? "'" + u + "'" : "'" + u.substring(0, at) + "'@'" + u.substring(at + 1) + "'";
+            }
+        } catch (SQLException ignored) {
+            // The account name is a courtesy in the message; the privilege error itself is what matters.
+        }
+        return "the configured account";
+    }
+
+    private void closeQuietly(int i) {
+        Connection c = connections[i];
+        connections[i] = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // Already broken; a new connection is opened at the next beat.
+            }
+        }
+    }
+
+    /** Stops beating (waiting up to one interval for a beat in progress) and closes the connections. */
+    @Override
+    public synchronized void close() {
+        if (scheduler != null) {
+            scheduler.shutdown();
+            try {
+                scheduler.awaitTermination(Math.max(1000, interval.toMillis() * 2), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            scheduler = null;
+        }
+        for (ExecutorService w : writers) {
+            w.shutdown();
+        }
+        for (int i = 0; i < writers.length; i++) {
+            try {
+                if (!writers[i].awaitTermination(QUERY_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    LOG.warn("shard {}: a heartbeat write still running at close", targets.get(i).shard());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            closeQuietly(i);
+        }
+    }
+
+    @Override
+    public String toString() {
+        List<String> names = new ArrayList<>();
+        targets.forEach(t -> names.add(t.shard()));
+        return "HeartbeatWriter[shards=" + names + ", interval=" + interval + ", last=" + lastValue + "]";
+    }
+}

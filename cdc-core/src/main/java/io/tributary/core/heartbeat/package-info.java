@@ -1,0 +1,6 @@
+/**
+ * The heartbeats that make consistent cuts: {@link io.tributary.core.heartbeat.HeartbeatWriter} writes one shared,
+ * increasing value into {@code __cdc__.__cdc_heartbeat__} on every shard; the sorter reads it back from the
+ * shard binlogs.
+ */
+package io.tributary.core.heartbeat;

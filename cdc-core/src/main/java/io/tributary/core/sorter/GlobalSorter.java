@@ -1,0 +1,383 @@
+package io.tributary.core.sorter;
+
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.sorter.Lane.Entry;
+import io.tributary.core.sorter.ShardUnit.Kind;
+import io.tributary.core.sorter.XaGroup.Branch;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Merges the units of N shard streams into one global order (ARCHITECTURE.md, invariants 1 to 4).
+ *
+ * <p><b>Order.</b> Every unit gets a {@link SortKey}: the heartbeat window it falls in, its commit time,
+ * its shard index, its position. A unit is emitted once no shard can still produce a unit with a smaller
+ * key: a shard with queued units is bounded by its next unit, an idle shard by its last heartbeat. Since
+ * every shard receives every heartbeat, an idle shard holds the others back by at most one heartbeat
+ * interval. Each shard's units are taken in their own order, so per-shard order always holds.
+ *
+ * <p><b>XA.</b> A prepared branch waits, outside the order, for its commit. Its {@code XA COMMIT} is its
+ * place in its shard's order; the branches of one gtrid become one {@link Emission.Distributed} once every
+ * branch has committed, keyed by its latest commit, and each branch's shard waits at that commit for it:
+ * what follows an early branch on its shard is placed after the whole transaction. The branches that take
+ * part are those prepared when every shard has passed the heartbeat after the one that followed a commit on
+ * its shard (every branch prepares before any commits, and a heartbeat reaches the shards one after the
+ * other, so the beat after next comes after every prepare on every shard). Rolled-back branches never
+ * appear. A branch still uncommitted {@code xaMaxWait} of heartbeat time after the first commit is given up
+ * with a warning naming the gtrid and shards; its commit, if it comes, is then emitted on its own. Two XA
+ * transactions whose commits cross on two shards (possible only when they do not conflict) wait for each
+ * other; such a cycle is broken by emitting one of them first, and logged: the one with the smallest key
+ * among those that overtake only commits of the cycle, written at the largest key among the groups it
+ * waits for (the key at which the whole cycle is known).
+ *
+ * <p><b>A gtrid used again.</b> MySQL and MariaDB allow an xid again once its transaction has finished on
+ * that server, so a gtrid may have several uses, each its own transaction: a prepare that follows, on its
+ * shard, a commit or rollback of a use starts a new use, and so does one prepared in a window after the
+ * heartbeat that fixes a use's branches (it came after a commit). A commit or rollback belongs to the use
+ * with that branch prepared; a use whose branches all rolled back is kept until its branches are fixed, so
+ * its branches read later are not taken for a new use. Branches are grouped into uses as they arrive, which
+ * depends on arrival (a shard read ahead brings a later use first); when the earliest open use of a gtrid is
+ * fixed, all its open uses are taken apart and grouped again from positions and heartbeat windows alone. A
+ * rolled-back branch stays with its use until the use is finished. Ambiguous from the binlogs alone, and
+ * taken as one transaction (logged with gtrid and shards when a prepare falls in a window after the use's
+ * first commit): a use started on another shard within about a heartbeat interval of the previous use's
+ * commit, and two uses of one xid running at the same time on different shards.
+ *
+ * <p><b>Determinism.</b> Only closed heartbeat windows are ordered (every shard has passed their closing
+ * heartbeat, so everything in them has been read), and an XA group that more input could still make
+ * emittable holds back what would come after it. Heartbeat values (milliseconds, strictly increasing,
+ * shared by all shards) are the only clock.
+ *
+ * <p><b>Checkpoints.</b> Each emission carries, for every shard whose resume point moved, a
+ * {@link ShardCheckpoint}: resume at the first unit still pending, skip the ones after it already emitted.
+ * A sorter started from such checkpoints drops offered units it is told were written. The prepare and the
+ * rollback of a rolled-back branch are pending while its use is open (a restart must rebuild the use with
+ * them) and are then recorded as written (a restart must not rebuild a piece of a finished use).
+ *
+ * <p><b>Parts.</b> This class orders: it offers units to the shards' {@link Lane}s (keys, windows, queues), picks
+ * what is emitted next and computes the checkpoints of each emission. {@link XaUses} groups XA branches into the
+ * uses of their gtrids ({@link XaGroup}), drops rolled-back branches and gives up missing ones; {@link CycleBreaker}
+ * follows the waits between XA groups at the shards' heads and chooses which group breaks a cycle, and at what key.
+ *
+ * <p>Not thread-safe: one sorter belongs to one thread, which offers units and drains emissions.
+ *
+ * @param <P> payload type of the units (the buffered events)
+ */
+public final class GlobalSorter<P> {
+
+    private static final Logger log = LoggerFactory.getLogger(GlobalSorter.class);
+
+    /** What could be emitted next: a shard's head transaction, or a ready XA group. */
+    private static final class Candidate<P> {
+        private final Entry<P> single;
+        private final XaGroup<P> group;
+        private final SortKey key;
+
+        Candidate(Entry<P> single, XaGroup<P> group, SortKey key) {
+            this.single = single;
+            this.group = group;
+            this.key = key;
+        }
+
+        Entry<P> single() {
+            return single;
+        }
+
+        XaGroup<P> group() {
+            return group;
+        }
+
+        SortKey key() {
+            return key;
+        }
+    }
+
+    private final List<Lane<P>> lanes = new ArrayList<>();
+    private final XaUses<P> uses;
+    private final CycleBreaker<P> cycles;
+    /**
+     * True when the last {@link #drain} emitted all it could and nothing offered since can make more emittable.
+     * Without open XA groups only a heartbeat (it may close a window) can: a transaction is keyed in its
+     * shard's current window, which is not closed yet. With open groups any unit may move a group's bounds,
+     * and so may a rollback, which can end a group. A drain after each transaction then costs nothing
+     * between heartbeats.
+     */
+    private boolean drained;
+    private final ArrayDeque<Emission<P>> out = new ArrayDeque<>();
+
+    /**
+     * @param start     one checkpoint per shard, in shard index order: where its stream starts and which
+     *                  units after that point are already written (they are dropped when offered)
+     * @param xaMaxWait how long (in heartbeat time) committed XA branches wait for a missing branch
+     */
+    public GlobalSorter(List<ShardCheckpoint> start, Duration xaMaxWait) {
+        if (start.isEmpty()) {
+            throw new IllegalArgumentException("a sorter needs at least one shard");
+        }
+        for (int i = 0; i < start.size(); i++) {
+            lanes.add(new Lane<>(i, start.get(i)));
+        }
+        this.uses = new XaUses<>(lanes, xaMaxWait.toMillis());
+        this.cycles = new CycleBreaker<>(lanes, uses);
+    }
+
+    /** Takes the next unit of one shard, in that shard's binlog order. */
+    public void offer(ShardUnit<P> unit) {
+        Lane<P> lane = lane(unit.shard());
+        if (unit.sequence() <= lane.lastSequence) {
+            throw new IllegalArgumentException("shard " + unit.shard() + ": unit " + unit + " does not follow sequence "
+                    + lane.lastSequence);
+        }
+        lane.lastSequence = unit.sequence();
+        ShardCheckpoint.Clock before = lane.clock();
+        if (!lane.skip.isEmpty() && lane.skip.remove(unit.key())) {
+            // written before the restart: ordered as then, kept in the checkpoint, never again in the output
+            if (unit.kind() == Kind.TRANSACTION || unit.kind() == Kind.XA_COMMIT) {
+                lane.advance(unit);
+            }
+            lane.ledger.emitted(unit, before);
+        } else {
+            switch (unit.kind()) {
+                case HEARTBEAT -> heartbeat(lane, unit, before);
+                case TRANSACTION -> lane.enqueue(unit, before);
+                case XA_PREPARE -> uses.prepare(lane, unit, before);
+                case XA_COMMIT -> uses.commit(lane, unit, before);
+                case XA_ROLLBACK -> uses.rollback(lane, unit, before);
+            }
+        }
+        lane.ledger.clockNow(lane.clock());
+        if (unit.kind() == Kind.HEARTBEAT || unit.kind() == Kind.XA_ROLLBACK || !uses.isEmpty()) {
+            drained = false;
+        }
+    }
+
+    private void heartbeat(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        if (!lane.heartbeat(unit.heartbeat())) {
+            log.warn("shard {}: heartbeat {} does not increase on {}; ignored", unit.shard(), unit.heartbeat(),
+                    lane.lastHeartbeat);
+        }
+        lane.ledger.consumed(unit, before);
+    }
+
+    /** Emits everything that may be emitted now; returns it in global order. */
+    public List<Emission<P>> drain() {
+        if (drained) {
+            return List.of();
+        }
+        while (step()) {
+            // keep emitting
+        }
+        drained = true;
+        if (out.isEmpty()) {
+            return List.of();
+        }
+        List<Emission<P>> result = new ArrayList<>(out);
+        out.clear();
+        return result;
+    }
+
+    /** Tells {@code action} the payload of every unit queued or prepared and not yet emitted (to free them). */
+    public void forEachWaiting(java.util.function.Consumer<? super P> action) {
+        for (Lane<P> l : lanes) {
+            for (Entry<P> e : l.queue) {
+                if (e.unit().payload() != null) {
+                    action.accept(e.unit().payload());
+                }
+            }
+        }
+        for (XaGroup<P> g : uses.open()) {
+            for (ShardUnit<P> u : g.prepared.values()) {
+                if (u.payload() != null) {
+                    action.accept(u.payload());
+                }
+            }
+        }
+    }
+
+    /** Units queued or prepared and not yet emitted (a measure of what waits). */
+    public int waiting() {
+        int n = 0;
+        for (Lane<P> l : lanes) {
+            n += l.queue.size();
+        }
+        for (XaGroup<P> g : uses.open()) {
+            n += g.prepared.size();
+        }
+        return n;
+    }
+
+    /** What waits and why, for logs and diagnostics: each shard's head and last heartbeat, and the open XA groups. */
+    public String describeWaiting() {
+        StringBuilder b = new StringBuilder();
+        for (Lane<P> l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
+            b.append("shard ").append(l.shard).append(": hb=").append(l.lastHeartbeat).append(" queued=")
+                    .append(l.queue.size()).append(" head=").append(head == null ? "-" : head.unit().key() + " " + head.key())
+                    .append('\n');
+        }
+        for (XaGroup<P> g : uses.open()) {
+            b.append("xa ").append(g.gtrid).append(": prepared=").append(g.prepared.keySet()).append(" committed=")
+                    .append(g.commits.keySet()).append(" fixed=").append(g.participantsFixed).append(" firstCommitWindow=")
+                    .append(g.firstCommitWindow).append(" ready=").append(g.ready()).append('\n');
+        }
+        return b.toString();
+    }
+
+    private boolean step() {
+        // loops, not streams: this runs once per emission
+        long closed = Long.MAX_VALUE;
+        // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
+        long firstHeartbeat = Long.MAX_VALUE;
+        for (Lane<P> l : lanes) {
+            closed = Math.min(closed, l.lastHeartbeat);
+            firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
+        }
+        uses.settle(closed, firstHeartbeat);
+        // Only closed windows are ordered: every shard has passed their closing heartbeat, so everything in
+        // them has been read and the choice below cannot depend on what arrives later.
+        Candidate<P> best = null;
+        for (Lane<P> l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
+            if (head != null && head.unit().kind() == Kind.TRANSACTION && head.key().window() < closed
+                    && (best == null || head.key().compareTo(best.key()) < 0)) {
+                best = new Candidate<>(head, null, head.key());
+            }
+        }
+        for (XaGroup<P> g : uses.open()) {
+            if (!g.commits.isEmpty() && g.ready() && g.key().window() < closed
+                    && (best == null || g.key().compareTo(best.key()) < 0)) {
+                best = new Candidate<>(null, g, g.key());
+            }
+        }
+        XaGroup<P> breaker = cycles.breaker(closed);
+        // a cycle is broken at the key of the last group it waits for, when the whole cycle is known; like
+        // every candidate, only once that key's window is closed
+        SortKey breakerKey = breaker == null ? null : cycles.waitBound(breaker);
+        if (breaker != null && breakerKey.window() < closed && (best == null || breakerKey.compareTo(best.key()) < 0)) {
+            best = new Candidate<>(null, breaker, breakerKey);
+        }
+        if (best == null || !admitted(best, breaker)) {
+            return false;
+        }
+        if (best.group() == null) {
+            emitSingle(best.single());
+        } else if (best.group() == breaker) {
+            log.warn("XA transaction {} waits, across shards, for XA transactions that wait for it (their commits"
+                    + " cross, so they do not conflict); writing it first, ahead of its shards' commit order", breaker.gtrid);
+            emitGroup(breaker, true);
+        } else {
+            emitGroup(best.group(), false);
+        }
+        return true;
+    }
+
+    /**
+     * Whether no XA group that cannot be written yet could still come before the candidate: one that may
+     * become complete, or the one written first to break a cycle, with a smaller key. Groups that wait,
+     * directly or through other groups, behind the candidate or behind anything emittable now (which the
+     * candidate, having the smallest key, precedes) cannot.
+     */
+    private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
+        for (XaGroup<P> g : uses.open()) {
+            if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
+                continue;
+            }
+            if (candidate.key().compareTo(cycles.waitBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean canPrecede(XaGroup<P> g, Candidate<P> candidate, XaGroup<P> breaker, Set<XaGroup<P>> visiting) {
+        if (!visiting.add(g)) {
+            // a cycle: while not all cycles at the shards' heads are known it may still be broken in g's
+            // favour; once they are, the group chosen to break them is emittable now, and g is not it
+            return breaker == null;
+        }
+        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
+            if (!g.waitsFor(b.getKey())) {
+                continue;
+            }
+            Entry<P> commit = g.commits.get(b.getKey());
+            Lane<P> lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
+            Entry<P> head = lane.queue.peekFirst();
+            if (head == null || head == commit || (commit != null && lane.inHeadRun(g, commit))) {
+                continue;
+            }
+            if (head == candidate.single() || head.unit().kind() == Kind.TRANSACTION) {
+                return false; // behind the candidate, or behind something emittable now, which comes after it
+            }
+            XaGroup<P> blocker = head.group;
+            if (blocker == candidate.group() || blocker == breaker || blocker.ready()) {
+                return false;
+            }
+            // g may still go first to break a cycle it is on, unless the cycles are all known (a breaker was
+            // chosen over every group waiting at a shard's head) and it was not picked
+            if (!canPrecede(blocker, candidate, breaker, visiting)
+                    && (breaker != null || !cycles.onWaitCycle(g, g, new HashSet<>()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void emitSingle(Entry<P> e) {
+        Lane<P> lane = lanes.get(e.unit().shard());
+        lane.queue.pollFirst();
+        lane.ledger.emitted(e.unit());
+        out.add(new Emission.Single<>(e.unit(), checkpoints()));
+    }
+
+    private void emitGroup(XaGroup<P> g, boolean outOfOrder) {
+        List<ShardUnit<P>> branches = new ArrayList<>();
+        List<ShardUnit<P>> commits = new ArrayList<>();
+        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
+            Entry<P> c = g.commits.get(b.getKey());
+            if (c == null) {
+                continue; // abandoned
+            }
+            branches.add(b.getValue());
+            commits.add(c.unit());
+            Lane<P> lane = lanes.get(c.unit().shard());
+            if (!lane.queue.remove(c) && !outOfOrder) {
+                throw new IllegalStateException("XA commit " + c.unit() + " was not queued");
+            }
+            lanes.get(b.getValue().shard()).ledger.emitted(b.getValue());
+            lane.ledger.emitted(c.unit());
+        }
+        branches.sort(Comparator.<ShardUnit<P>>comparingInt(ShardUnit::shard)
+                .thenComparing(u -> java.util.HexFormat.of().formatHex(u.xid().bqual())));
+        commits.sort(Comparator.comparingInt(ShardUnit::shard));
+        List<Integer> abandoned = g.abandoned.stream().map(x -> g.prepared.get(x).shard()).sorted().toList();
+        uses.written(g);
+        out.add(new Emission.Distributed<>(g.gtrid, branches, commits, abandoned, outOfOrder, checkpoints()));
+    }
+
+    /** The checkpoint of every shard whose resume point moved since the last emission, in shard index order. */
+    private List<ShardCheckpoint> checkpoints() {
+        List<ShardCheckpoint> moved = new ArrayList<>();
+        for (Lane<P> l : lanes) {
+            ShardCheckpoint c = l.ledger.takeIfChanged();
+            if (c != null) {
+                moved.add(c);
+            }
+        }
+        return moved;
+    }
+
+    private Lane<P> lane(int shard) {
+        if (shard < 0 || shard >= lanes.size()) {
+            throw new IllegalArgumentException("unknown shard index " + shard + " (the sorter has " + lanes.size() + ")");
+        }
+        return lanes.get(shard);
+    }
+}

@@ -1,0 +1,308 @@
+package io.tributary.core.sorter;
+
+import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.sorter.Lane.Entry;
+import io.tributary.core.sorter.XaGroup.Branch;
+import io.tributary.core.sorter.XaGroup.RolledBack;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The open uses of gtrids, oldest first: groups XA branches into uses as they are read, drops rolled-back
+ * branches, fixes each use's participants once the heartbeat after next of its first commit or rollback has
+ * closed (grouping its gtrid's open uses again from positions and windows alone), and gives up branches still
+ * uncommitted {@code xaMaxWait} after the first commit (see {@link GlobalSorter}, "XA" and "A gtrid used again").
+ * Part of the {@link GlobalSorter}; not thread-safe.
+ *
+ * @param <P> payload type of the units
+ */
+final class XaUses<P> {
+
+    /** The sorter's logger: what it logs is the sorter's, whichever part finds it. */
+    private static final Logger log = LoggerFactory.getLogger(GlobalSorter.class);
+
+    /** A branch of an open use, taken out to be grouped again: prepared, maybe committed, or rolled back. */
+    private static final class Part<P> {
+        private final ShardUnit<P> prepare;
+        private final long window;
+        private final Entry<P> commit;
+        private final RolledBack<P> rolledBack;
+
+        Part(ShardUnit<P> prepare, long window, Entry<P> commit, RolledBack<P> rolledBack) {
+            this.prepare = prepare;
+            this.window = window;
+            this.commit = commit;
+            this.rolledBack = rolledBack;
+        }
+
+        ShardUnit<P> prepare() {
+            return prepare;
+        }
+
+        long window() {
+            return window;
+        }
+
+        void addTo(XaGroup<P> use) {
+            if (rolledBack != null) {
+                use.rolledBack(rolledBack);
+                return;
+            }
+            use.prepare(prepare, window);
+            if (commit != null) {
+                use.commit(Branch.of(prepare), commit);
+            }
+        }
+    }
+
+    private final List<Lane<P>> lanes;
+    private final long xaMaxWaitMs;
+    /** Open uses of gtrids, oldest first. */
+    private final List<XaGroup<P>> groups = new ArrayList<>();
+
+    /**
+     * @param lanes       the sorter's lanes, in shard index order
+     * @param xaMaxWaitMs how long (in heartbeat time) committed XA branches wait for a missing branch
+     */
+    XaUses(List<Lane<P>> lanes, long xaMaxWaitMs) {
+        this.lanes = lanes;
+        this.xaMaxWaitMs = xaMaxWaitMs;
+    }
+
+    /** The open uses, oldest first; the sorter's own list, not a copy (read it, do not change it). */
+    List<XaGroup<P>> open() {
+        return groups;
+    }
+
+    boolean isEmpty() {
+        return groups.isEmpty();
+    }
+
+    /** A prepared branch joins its use (see {@link #useTaking}); it is pending in its shard's checkpoint. */
+    void prepare(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        useTaking(unit).prepare(unit, lane.lastHeartbeat);
+        lane.ledger.pending(unit, before);
+    }
+
+    /** A commit is queued on its lane, as its branch's place in the shard's order, and joins its use. */
+    void commit(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        Branch branch = Branch.of(unit);
+        XaGroup<P> group = useWaitingFor(branch);
+        if (group == null) {
+            log.warn("shard {}: XA COMMIT {} of a branch whose prepare was not read (it precedes the start position);"
+                    + " nothing to write", unit.shard(), unit.xid());
+            lane.ledger.consumed(unit, before);
+            return;
+        }
+        Entry<P> entry = lane.enqueue(unit, before);
+        group.commit(branch, entry);
+        lane.commitsBeforeBeat.add(entry);
+    }
+
+    /** A rolled-back branch leaves the prepared branches of its use; the use is closed once fixed with none left. */
+    void rollback(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        Branch branch = Branch.of(unit);
+        XaGroup<P> group = useWaitingFor(branch);
+        if (group == null) {
+            log.warn("shard {}: XA ROLLBACK {} of no prepared branch read (its prepare precedes the start position, or"
+                    + " it is committed); nothing to drop", unit.shard(), unit.xid());
+            lane.ledger.consumed(unit, before);
+            return;
+        }
+        // the prepare and the rollback stay pending while their use is open: a restart reads them again, so
+        // the use ends on this shard where it did (a prepare after it is a new use) and is fixed at the same beat
+        RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch), unit);
+        group.rolledBack(rolledBack);
+        lane.rollbacksBeforeBeat.add(rolledBack);
+        lane.ledger.pending(unit, before);
+        if (group.prepared.isEmpty() && group.participantsFixed) {
+            close(group);
+        }
+    }
+
+    /**
+     * A use was written: it leaves the open uses, its rolled-back branches are done, and its branches given up
+     * keep waiting for their own commit, as a use of their own in its place.
+     */
+    void written(XaGroup<P> g) {
+        XaGroup<P> late = new XaGroup<>(g.gtrid, lanes);
+        late.participantsFixed = true;
+        for (Branch x : g.abandoned) {
+            late.prepare(g.prepared.get(x), g.preparedIn.get(x));
+        }
+        int at = groups.indexOf(g);
+        groups.remove(at);
+        done(g);
+        if (!late.prepared.isEmpty()) {
+            groups.add(at, late);
+        }
+    }
+
+    /** Removes a finished use (written, or rolled back on every branch) and marks its rolled-back branches done. */
+    private void close(XaGroup<P> g) {
+        groups.remove(g);
+        done(g);
+    }
+
+    /**
+     * Its rolled-back branches are done: recorded like written units, so that a restart that reads them again
+     * drops them instead of building a piece of a finished use (which could take another use's branches).
+     */
+    private void done(XaGroup<P> g) {
+        for (RolledBack<P> r : g.rolledBack) {
+            lanes.get(r.prepare.shard()).ledger.emitted(r.prepare);
+            lanes.get(r.rollback.shard()).ledger.emitted(r.rollback);
+        }
+    }
+
+    /**
+     * The use of its gtrid a prepared branch belongs to: the oldest open one whose participants are not known
+     * yet and that has no commit or rollback before it on its shard (all branches of one global transaction
+     * prepare before any commits, so a prepare after a commit or rollback on the same server is a new use of
+     * the xid); else a new use.
+     */
+    private XaGroup<P> useTaking(ShardUnit<P> prepare) {
+        for (XaGroup<P> g : groups) {
+            if (g.gtrid.equals(prepare.gtrid()) && g.takes(prepare)) {
+                return g;
+            }
+        }
+        XaGroup<P> use = new XaGroup<>(prepare.gtrid(), lanes);
+        groups.add(use);
+        return use;
+    }
+
+    /** The use with this branch prepared and neither committed nor rolled back (a server allows one at a time). */
+    private XaGroup<P> useWaitingFor(Branch branch) {
+        for (XaGroup<P> g : groups) {
+            if (g.prepared.containsKey(branch) && !g.commits.containsKey(branch)) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Settles what the closed windows decide: fixes the participants of the uses whose heartbeat after next has
+     * closed, then gives up the branches of fixed uses still uncommitted {@code xaMaxWait} after their first
+     * commit.
+     *
+     * @param closed         the last heartbeat every shard has passed
+     * @param firstHeartbeat the first heartbeat every shard has seen (waits before any heartbeat count from it)
+     */
+    void settle(long closed, long firstHeartbeat) {
+        // A heartbeat is written to the shards one after the other, not at one instant: a shard may get beat h+1
+        // before a prepare that another shard's commit (in window h) follows. The beat after that commit's next
+        // beat comes, on every shard, after every prepare of the use.
+        fixUses(closed);
+        for (XaGroup<P> g : List.copyOf(groups)) {
+            long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
+            if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
+                    && closed - waitingSince >= xaMaxWaitMs) {
+                abandonMissing(g);
+            }
+        }
+    }
+
+    /**
+     * Fixes the branches of the earliest use of each gtrid whose first commit or rollback has its next heartbeat
+     * in a closed window, until none is left.
+     */
+    private void fixUses(long closed) {
+        boolean again = true;
+        while (again) {
+            again = false;
+            for (XaGroup<P> g : groups) {
+                long fixAfter = g.fixAfter();
+                if (!g.participantsFixed && fixAfter >= 0 && closed > fixAfter) {
+                    fixEarliestUse(g.gtrid);
+                    again = true;
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
+     * Fixes the earliest open use of {@code gtrid}. Until then the branches of its open uses are grouped as they
+     * arrived, which can be wrong: a shard read ahead brings a later use's branches before the earlier use's, and a
+     * prepare joins the oldest group that has no commit or rollback before it on its shard. So all of them are
+     * taken apart and grouped again, on positions and windows only. Let {@code f} be the heartbeat after the
+     * earliest commit or rollback among them: the window is closed, so every unit up to it has been read. The
+     * earliest use is every branch prepared up to {@code f} and not after a commit or rollback of one of these on
+     * its shard (a use is only told apart from the previous one once it starts more than a heartbeat after that
+     * one's first commit or rollback, or on a server where that one finished: README). The other branches form
+     * the later uses, grouped again as if read now; they are fixed in turn.
+     */
+    private void fixEarliestUse(String gtrid) {
+        List<XaGroup<P>> open = new ArrayList<>();
+        long f = Long.MAX_VALUE;
+        for (XaGroup<P> g : groups) {
+            if (g.gtrid.equals(gtrid) && !g.participantsFixed) {
+                open.add(g);
+                long after = g.fixAfter();
+                if (after >= 0) {
+                    f = Math.min(f, after);
+                }
+            }
+        }
+        List<Part<P>> parts = new ArrayList<>();
+        for (XaGroup<P> g : open) {
+            for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
+                parts.add(new Part<>(b.getValue(), g.preparedIn.get(b.getKey()), g.commits.get(b.getKey()), null));
+            }
+            for (RolledBack<P> r : g.rolledBack) {
+                parts.add(new Part<>(r.prepare, r.preparedIn, null, r));
+            }
+        }
+        int at = groups.indexOf(open.get(0));
+        groups.removeAll(open);
+        XaGroup<P> use = new XaGroup<>(gtrid, lanes);
+        groups.add(at, use);
+        // per shard in binlog order: a prepare after a commit or rollback of the use on its shard is a later use
+        parts.sort(Comparator.comparingInt((Part<P> x) -> x.prepare().shard())
+                .thenComparingLong(x -> x.prepare().sequence()));
+        List<Part<P>> later = new ArrayList<>();
+        for (Part<P> x : parts) {
+            if (x.window() > f || !use.takes(x.prepare())) {
+                later.add(x);
+                continue;
+            }
+            x.addTo(use);
+        }
+        use.participantsFixed = true;
+        // the later uses: grouped again in the order of their windows, the way units arrive in a closed window
+        later.sort(Comparator.comparingLong((Part<P> x) -> x.window())
+                .thenComparingInt(x -> x.prepare().shard()).thenComparingLong(x -> x.prepare().sequence()));
+        for (Part<P> x : later) {
+            x.addTo(useTaking(x.prepare()));
+        }
+        if (use.prepared.isEmpty()) {
+            close(use); // rolled back
+            return;
+        }
+        List<Integer> ambiguous = use.preparedIn.entrySet().stream().filter(b -> b.getValue() > use.firstCommitWindow)
+                .map(b -> b.getKey().shard()).sorted().toList();
+        if (use.firstCommitWindow >= 0 && !ambiguous.isEmpty()) {
+            log.warn("XA transaction {}: branches on shards {} were prepared in a heartbeat window after a commit of it"
+                    + " on shards {}; taken as branches of that transaction (from the binlogs, a reuse of the xid within"
+                    + " a heartbeat interval of its commit cannot be told from heartbeat skew)", gtrid, ambiguous,
+                    use.shards());
+        }
+    }
+
+    private void abandonMissing(XaGroup<P> g) {
+        List<Integer> shards = new ArrayList<>();
+        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
+            if (!g.commits.containsKey(b.getKey()) && g.abandoned.add(b.getKey())) {
+                shards.add(b.getValue().shard());
+            }
+        }
+        log.warn("XA transaction {}: branches on shards {} still uncommitted {} ms of heartbeat time after the first"
+                + " commit (cdc.xa.maxWait); writing the committed branches without them", g.gtrid, shards, xaMaxWaitMs);
+    }
+}

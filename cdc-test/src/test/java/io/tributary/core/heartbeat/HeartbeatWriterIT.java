@@ -1,0 +1,246 @@
+package io.tributary.core.heartbeat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.RowsEvent;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.event.rows.ColumnDefinition;
+import io.tributary.core.event.rows.RowChange;
+import io.tributary.core.event.rows.RowImageDecoder;
+import io.tributary.core.event.rows.RowsImageLayout;
+import io.tributary.core.event.rows.TableColumns;
+import io.tributary.test.junit.WithShards;
+import io.tributary.test.shard.EmbeddedMariaDbShard;
+import io.tributary.test.shard.ShardCluster;
+import io.tributary.test.shard.ShardFlavor;
+import io.tributary.test.shard.ShardInfo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The heartbeat writer against real MariaDB shards from the harness: it creates
+ * {@code __cdc__.__cdc_heartbeat__} on every shard and writes one shared, increasing value to all of
+ * them every interval; an account without the privileges stops it at start with an error naming the
+ * shard and the privilege.
+ */
+@WithShards(count = 2, flavor = ShardFlavor.MARIADB_10_11)
+class HeartbeatWriterIT {
+
+    @BeforeEach
+    void dropHeartbeatDatabase(ShardCluster shards) throws SQLException {
+        for (ShardInfo s : shards.infos()) {
+            try (Connection c = s.openAdminConnection(); Statement st = c.createStatement()) {
+                st.execute("DROP DATABASE IF EXISTS __cdc__");
+            }
+        }
+    }
+
+    private static HeartbeatWriter.Target target(ShardInfo s, String user, String password) {
+        return new HeartbeatWriter.Target(s.name(), s.host() + ":" + s.port(),
+                () -> DriverManager.getConnection(s.jdbcUrl(), user, password));
+    }
+
+    private static List<HeartbeatWriter.Target> replTargets(ShardCluster shards) {
+        List<HeartbeatWriter.Target> t = new ArrayList<>();
+        for (ShardInfo s : shards.infos()) {
+            t.add(target(s, s.replUser(), s.replPassword()));
+        }
+        return t;
+    }
+
+    private static long heartbeat(ShardInfo s) throws SQLException {
+        try (Connection c = s.openAdminConnection(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT heartbeat FROM __cdc__.__cdc_heartbeat__ WHERE id = 1")) {
+            assertThat(rs.next()).as("heartbeat row on %s", s.name()).isTrue();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    void shouldCreateTheTableOnEveryShardAndWriteOneSharedIncreasingValue(ShardCluster shards) throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000);
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), HeartbeatWriter.DEFAULT_INTERVAL, clock::get)) {
+            w.createTables();
+            long first = w.beat();
+            for (ShardInfo s : shards.infos()) {
+                assertThat(heartbeat(s)).as("value on %s", s.name()).isEqualTo(first);
+            }
+            // The clock standing still (or going back) does not make values repeat.
+            long second = w.beat();
+            clock.set(5);
+            long third = w.beat();
+            assertThat(second).isGreaterThan(first);
+            assertThat(third).isGreaterThan(second);
+            for (ShardInfo s : shards.infos()) {
+                assertThat(heartbeat(s)).isEqualTo(third);
+                // What the sorter will see: each beat is an UPDATE_ROWS of the heartbeat table in the binlog.
+                List<Long> logged = heartbeatsInBinlog(shards, s);
+                int at = logged.indexOf(first);
+                assertThat(at).as("first beat in the binlog of %s: %s", s.name(), logged).isNotNegative();
+                assertThat(logged.subList(at, Math.min(logged.size(), at + 3))).containsExactly(first, second, third);
+            }
+        }
+    }
+
+    @Test
+    void anUnreachableShardIsRefusedAtStartNamingIt(ShardCluster shards) {
+        ShardInfo s0 = shards.info(0);
+        try (HeartbeatWriter w = new HeartbeatWriter(List.of(target(s0, s0.replUser(), "wrong-password")),
+                HeartbeatWriter.DEFAULT_INTERVAL, HeartbeatWriter::systemMicros)) {
+            assertThatThrownBy(w::start).isInstanceOf(HeartbeatSetupException.class)
+                    .hasMessageStartingWith("shard " + s0.name() + " (" + s0.host() + ":" + s0.port()
+                            + "): cannot connect to write heartbeats: ")
+                    .hasMessageContaining("Access denied");
+        }
+    }
+
+    /** The heartbeat values of the UPDATE_ROWS events on the heartbeat table in the shard's binlog, in order. */
+    private static List<Long> heartbeatsInBinlog(ShardCluster shards, ShardInfo s) throws Exception {
+        Path dir = ((EmbeddedMariaDbShard) shards.shard(s.index())).binlogDirectory();
+        List<Path> files;
+        try (Stream<Path> list = Files.list(dir)) {
+            files = list.filter(p -> p.getFileName().toString().matches("mariadb-bin\\.\\d+")).sorted().toList();
+        }
+        List<Long> values = new ArrayList<>();
+        RowImageDecoder rowDecoder = new RowImageDecoder();
+        for (Path f : files) {
+            Map<Long, TableMapEvent> maps = new HashMap<>();
+            BinlogEventDecoder d = new BinlogEventDecoder(f.toString(), Files.readAllBytes(f), DecoderOptions.FULL);
+            while (d.hasNext()) {
+                BinlogEvent e = d.next();
+                if (e.body() instanceof TableMapEvent m) {
+                    maps.put(m.tableId(), m);
+                } else if ((e.type() == EventType.UPDATE_ROWS_V1 || e.type() == EventType.UPDATE_ROWS_V2)
+                        && e.body() instanceof RowsEvent r) {
+                    TableMapEvent m = maps.get(r.tableId());
+                    if (m == null || !m.database().equals(HeartbeatWriter.DATABASE) || !m.table().equals(HeartbeatWriter.TABLE)) {
+                        continue;
+                    }
+                    List<ColumnDefinition> cols = new ArrayList<>();
+                    for (int i = 0; i < m.columnCount(); i++) {
+                        cols.add(ColumnDefinition.of(m.columnTypes().get(i), m.metadata().get(i)));
+                    }
+                    for (RowChange change : rowDecoder.decodeRows(new TableColumns(m.database() + "." + m.table(), cols),
+                            RowsImageLayout.UPDATE, r.columnsPresent(), r.columnsPresentAfter(), r.buffer(), r.rowsOffset(),
+                            r.rowsLength())) {
+                        values.add(((Number) change.after().get(1)).longValue());
+                    }
+                }
+            }
+        }
+        return values;
+    }
+
+    @Test
+    void shouldBeatEveryIntervalOnItsOwnThreadAndContinueFromTheTableAfterARestart(ShardCluster shards) throws Exception {
+        long before;
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(50),
+                HeartbeatWriter::systemMicros)) {
+            w.start();
+            Thread.sleep(1000);
+            before = w.lastValue();
+            long v0 = heartbeat(shards.info(0));
+            Thread.sleep(300);
+            assertThat(heartbeat(shards.info(0))).as("still beating").isGreaterThan(v0);
+        }
+        long last = Math.max(heartbeat(shards.info(0)), heartbeat(shards.info(1)));
+        assertThat(last).isGreaterThanOrEqualTo(before);
+        // A restarted writer with a clock far behind still goes on increasing.
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(50), () -> 1)) {
+            w.createTables();
+            assertThat(w.beat()).isGreaterThan(last);
+        }
+    }
+
+    @Test
+    void aStoppedShardIsLoggedOnceWhileTheOthersKeepBeatingAndAgainWhenItIsBack(ShardCluster shards) throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(HeartbeatWriter.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get)) {
+            w.createTables();
+            w.beat();
+            shards.shard(1).stop(Duration.ofSeconds(30));
+            long beat = 0;
+            for (int i = 0; i < 50; i++) { // 5 s of beats
+                clock.addAndGet(100_000);
+                beat = w.beat();
+            }
+            assertThat(heartbeat(shards.info(0))).as("shard-0 keeps beating").isEqualTo(beat);
+            assertThat(messages(logged, "shard-1")).as("lines about shard-1 for 50 missed beats").hasSize(1)
+                    .allSatisfy(m -> assertThat(m).contains("heartbeat").contains("not written"));
+            clock.addAndGet(HeartbeatWriter.REPEAT_WARNING_MS * 1000);
+            w.beat();
+            assertThat(messages(logged, "shard-1")).as("one more line once the repeat interval passed").hasSize(2)
+                    .last().asString().contains("51 beats missed");
+            shards.shard(1).start();
+            clock.addAndGet(100_000);
+            beat = w.beat();
+            assertThat(heartbeat(shards.info(1))).as("shard-1 beats again").isEqualTo(beat);
+            assertThat(messages(logged, "shard-1")).hasSize(3).last().asString()
+                    .contains("written again after 51 missed beats");
+        } finally {
+            logger.detachAppender(logged);
+            shards.shard(1).start();
+        }
+    }
+
+    private static List<String> messages(ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> a,
+            String shard) {
+        synchronized (a.list) {
+            return a.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .filter(m -> m.startsWith("shard " + shard + " ")).toList();
+        }
+    }
+
+    @Test
+    void anAccountWithoutThePrivilegeIsRefusedAtStartNamingTheShardAndThePrivilege(ShardCluster shards) throws Exception {
+        ShardInfo s1 = shards.info(1);
+        try (Connection c = s1.openAdminConnection(); Statement st = c.createStatement()) {
+            st.execute("DROP USER IF EXISTS 'hb_nopriv'@'%'");
+            st.execute("CREATE USER 'hb_nopriv'@'%' IDENTIFIED BY 'pw'");
+            st.execute("GRANT SELECT, REPLICATION SLAVE ON *.* TO 'hb_nopriv'@'%'");
+        }
+        List<HeartbeatWriter.Target> targets = List.of(target(shards.info(0), shards.info(0).replUser(),
+                shards.info(0).replPassword()), target(s1, "hb_nopriv", "pw"));
+        try (HeartbeatWriter w = new HeartbeatWriter(targets, HeartbeatWriter.DEFAULT_INTERVAL, HeartbeatWriter::systemMicros)) {
+            assertThatThrownBy(w::start).isInstanceOf(HeartbeatSetupException.class)
+                    .hasMessageStartingWith("shard " + s1.name() + " (" + s1.host() + ":" + s1.port() + "): account"
+                            + " 'hb_nopriv'@'%' lacks the CREATE privilege on `__cdc__`.*")
+                    .hasMessageContaining("GRANT ALL PRIVILEGES ON `__cdc__`.* TO 'hb_nopriv'@'%'")
+                    .satisfies(e -> assertThat(((HeartbeatSetupException) e).shard()).isEqualTo(s1.name()));
+        }
+        // An account that may create and insert but not update is refused too, naming UPDATE.
+        try (Connection c = s1.openAdminConnection(); Statement st = c.createStatement()) {
+            st.execute("GRANT CREATE, INSERT ON `__cdc__`.* TO 'hb_nopriv'@'%'");
+        }
+        try (HeartbeatWriter w = new HeartbeatWriter(targets, HeartbeatWriter.DEFAULT_INTERVAL, HeartbeatWriter::systemMicros)) {
+            assertThatThrownBy(w::createTables).isInstanceOf(HeartbeatSetupException.class)
+                    .hasMessageContaining("lacks the UPDATE privilege")
+                    .satisfies(e -> assertThat(((HeartbeatSetupException) e).missingPrivilege()).isEqualTo("UPDATE"));
+        }
+    }
+}
