@@ -13,7 +13,7 @@ import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.BufferedTransaction;
 import io.tributary.storage.buffer.TransactionBuffer;
-import io.tributary.storage.pipeline.HandOff;
+import io.tributary.storage.handoff.HandOff;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -12,6 +12,7 @@ import io.tributary.core.reader.ShardReaderException;
 import io.tributary.storage.assembler.ShardStreamAssembler;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.storage.handoff.HandOff;
 import io.tributary.storage.memory.MemoryBudget;
 import io.tributary.storage.merge.MergeStage;
 import io.tributary.storage.merge.TransactionMerger;

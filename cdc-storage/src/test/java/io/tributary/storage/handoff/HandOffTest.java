@@ -1,4 +1,4 @@
-package io.tributary.storage.pipeline;
+package io.tributary.storage.handoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.tributary.storage.pipeline;
+package io.tributary.storage.handoff;
 
 import com.lmax.disruptor.BlockingWaitStrategy;
 import com.lmax.disruptor.EventFactory;
