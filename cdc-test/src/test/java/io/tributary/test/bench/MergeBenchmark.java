@@ -1,10 +1,13 @@
 package io.tributary.test.bench;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
+import io.tributary.core.framing.Boundary;
+import io.tributary.core.framing.TransactionFramer;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.position.ShardCheckpoint;
 import io.tributary.core.position.ShardPosition;
@@ -57,7 +60,11 @@ import java.util.stream.Stream;
  */
 public final class MergeBenchmark {
 
-    record Slice(int offset, int length, int type, long logPos, boolean transactionEnd) {
+    /** The CRC32 trailer of every recorded event (the recordings are written with binlog_checksum=CRC32). */
+    private static final int CHECKSUM = 4;
+
+    /** One recorded event: where it is, its header facts, and its boundary as a shard reader's framer gives it. */
+    record Slice(int offset, int length, int type, long logPos, boolean transactionEnd, Boundary boundary) {
     }
 
     /** The generator's bulk load (sysbench prepare) comes first; the OLTP transactions after it are the input. */
@@ -229,7 +236,8 @@ public final class MergeBenchmark {
                         Slice e = slices.get(next[s]++);
                         ShardPosition after = ShardPosition.at(fileName, e.logPos());
                         stage.accept(s, new ShardEvent(names[s], e.type(), 0, 1, e.length(), e.logPos(), 0, true,
-                                after, after, e.transactionEnd(), Unpooled.wrappedBuffer(bytes, e.offset(), e.length())));
+                                after, after, e.transactionEnd(), Unpooled.wrappedBuffer(bytes, e.offset(), e.length()),
+                                e.boundary()));
                         events++;
                         in += e.length();
                         lastEnd[s] = e.logPos();
@@ -293,16 +301,22 @@ public final class MergeBenchmark {
         stage.offer(new ShardUnit<>(shard, seq, ShardUnit.Kind.HEARTBEAT, 0, null, beat, "hb-" + beat, at, at, null));
     }
 
-    /** The events of the file's first {@code limit} bytes (whole transactions), FDE first, with their facts. */
+    /**
+     * The events of the file's first {@code limit} bytes (whole transactions), FDE first, with their facts and the
+     * boundary a shard reader's framer gives each (framed here, once, as the reader thread does in production).
+     */
     static List<Slice> slices(String name, byte[] bytes, long skip, long limit) {
         List<Slice> out = new ArrayList<>();
         BinlogEventDecoder d = new BinlogEventDecoder(name, bytes, DecoderOptions.HEADERS_ONLY);
+        TransactionFramer framer = new TransactionFramer();
+        ByteBuf all = Unpooled.wrappedBuffer(bytes);
         int lastEnd = 0;
         boolean started = false;
         while (d.hasNext()) {
             BinlogEvent e = d.next();
             if (e.type() == EventType.FORMAT_DESCRIPTION) {
-                out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), false));
+                out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), false,
+                        framer.frame(all, e.bufferOffset(), e.header().typeCode(), e.length() - CHECKSUM)));
                 continue;
             }
             // skip the bulk load: start at the first transaction past skip
@@ -311,7 +325,8 @@ public final class MergeBenchmark {
             }
             started = true;
             boolean end = e.type() == EventType.XID;
-            out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), end));
+            out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), end,
+                    framer.frame(all, e.bufferOffset(), e.header().typeCode(), e.length() - CHECKSUM)));
             if (end) {
                 lastEnd = out.size();
                 if (e.offset() >= skip + limit) {
