@@ -18,9 +18,6 @@ import java.util.UUID;
  * transaction does so on a {@link Builder} it owns.
  */
 public final class MySqlGtidSet {
-    /** The set with no GTID. */
-    public static final MySqlGtidSet EMPTY = new MySqlGtidSet(new TreeMap<>());
-
     /** Unmodifiable; each interval is {@code {start, end}}, inclusive, never written after construction. */
     private final SortedMap<UUID, List<long[]>> intervals;
 
@@ -69,21 +66,6 @@ public final class MySqlGtidSet {
             }
         }
         return set;
-    }
-
-    /** This set with {@code uuid:gno} added (this set when it is in already). */
-    public MySqlGtidSet with(UUID uuid, long gno) {
-        if (contains(uuid, gno)) {
-            return this;
-        }
-        return toBuilder().add(uuid, gno).build();
-    }
-
-    /** A builder starting from this set. */
-    public Builder toBuilder() {
-        Builder b = new Builder();
-        intervals.forEach((uuid, list) -> list.forEach(r -> b.addRange(uuid, r[0], r[1])));
-        return b;
     }
 
     /**

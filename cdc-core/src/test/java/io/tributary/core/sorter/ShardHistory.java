@@ -56,6 +56,13 @@ final class ShardHistory {
     final int shardCount;
     final List<List<ShardUnit<String>>> units = new ArrayList<>();
     final List<Txn> transactions = new ArrayList<>();
+
+    /** The first committed XA transaction with a branch whose commit the history lost, or null. */
+    Txn firstWithLostCommit() {
+        return transactions.stream()
+                .filter(t -> t.xa() && !t.rolledBack() && t.commitTimes().size() < t.shards().size())
+                .findFirst().orElse(null);
+    }
     final long heartbeatMs;
 
     private ShardHistory(int shardCount, long heartbeatMs) {

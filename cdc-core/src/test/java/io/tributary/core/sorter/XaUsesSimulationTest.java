@@ -138,12 +138,8 @@ class XaUsesSimulationTest {
                 true, r.nextBoolean() ? Reuse.NONE : Reuse.FINISHED);
         GlobalSorter<String> sorter = new GlobalSorter<>(start(h), Duration.ofMillis(500));
         List<Emission<String>> out = feed(h, sorter, seed * 31 + 1, new int[h.shardCount]);
-        List<Emission.Distributed<String>> given = out.stream()
-                .filter(e -> e instanceof Emission.Distributed<String> d && !d.abandoned().isEmpty())
-                .map(e -> (Emission.Distributed<String>) e).toList();
-        ShardHistory.Txn lost = h.transactions.stream()
-                .filter(t -> t.xa() && !t.rolledBack() && t.commitTimes().size() < t.shards().size())
-                .findFirst().orElse(null);
+        List<Emission.Distributed<String>> given = GlobalSorterSimulationTest.givenUp(out);
+        ShardHistory.Txn lost = h.firstWithLostCommit();
         if (lost == null) {
             assertThat(given).isEmpty();
             return;

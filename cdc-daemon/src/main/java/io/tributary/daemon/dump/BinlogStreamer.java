@@ -232,7 +232,7 @@ final class BinlogStreamer implements Runnable {
 
     /** Where a ROTATE read from the files sends the subscriber. */
     private static BinlogPosition rotateTarget(BinlogEvent e) {
-        return TailCache.rotateTarget(e.buffer(), e.bufferOffset(), e.length(), e.checksumLength());
+        return BinlogPosition.afterRotate(e.buffer(), e.bufferOffset(), e.length(), e.checksumLength());
     }
 
     /**

@@ -61,9 +61,6 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
     public static final int DEFAULT_PORT = 3399;
     static final int MIN_SUBSCRIBER_BUFFER = 64 * 1024;
 
-    /** The tail cache when {@code dump.cache.size} is unset, unless an eighth of the max heap is less. */
-    static final long DEFAULT_CACHE_BYTES = 256L << 20;
-
     public static final ConfigKey<String> HOST = ConfigKey.define("dump.host", String.class).defaultValue("0.0.0.0")
             .parser(v -> {
                 if (v.isBlank()) {
@@ -100,7 +97,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
             .build();
     public static final ConfigKey<Long> CACHE_SIZE = ConfigKey.define("dump.cache.size", Long.class)
             .computedDefault(() -> ByteSize.format(MemoryBudget.defaultTailCache(Runtime.getRuntime().maxMemory())),
-                    ByteSize.format(DEFAULT_CACHE_BYTES) + " or an eighth of the max heap, whichever is smaller")
+                    ByteSize.format(MemoryBudget.TAIL_CACHE_CAP) + " or an eighth of the max heap, whichever is smaller")
             .parser(ByteSize::parse)
             .validator(n -> {
                 long maxHeap = Runtime.getRuntime().maxMemory();
@@ -198,7 +195,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
     public static DumpServerConfig defaults(BinlogFlavor flavor, long serverId, List<DumpUser> users) {
         return new DumpServerConfig(HOST.parse(HOST.defaultText()), PORT.parse(PORT.defaultText()), flavor, serverId,
                 users, MAX_CONNECTIONS.parse(MAX_CONNECTIONS.defaultText()), AUTH_TIMEOUT.parse(AUTH_TIMEOUT.defaultText()),
-                IDLE_TIMEOUT.parse(IDLE_TIMEOUT.defaultText()), DEFAULT_CACHE_BYTES, false, null, null,
+                IDLE_TIMEOUT.parse(IDLE_TIMEOUT.defaultText()), MemoryBudget.TAIL_CACHE_CAP, false, null, null,
                 SUBSCRIBER_BUFFER.parse(SUBSCRIBER_BUFFER.defaultText()).intValue());
     }
 

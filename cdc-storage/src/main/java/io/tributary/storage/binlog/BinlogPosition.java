@@ -1,5 +1,9 @@
 package io.tributary.storage.binlog;
 
+import io.tributary.core.event.EventHeader;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -15,6 +19,17 @@ public record BinlogPosition(String file, long position) implements Comparable<B
         if (position < 0) {
             throw new IllegalArgumentException("negative position " + position + " in " + file);
         }
+    }
+
+    /**
+     * Where a ROTATE event sends a reader: its file name and position. The event is {@code length} bytes of
+     * {@code raw} from {@code offset} (header included), ending with a checksum of {@code checksumLength} bytes.
+     */
+    public static BinlogPosition afterRotate(byte[] raw, int offset, int length, int checksumLength) {
+        int body = offset + EventHeader.LENGTH;
+        long position = ByteBuffer.wrap(raw, body, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        int nameEnd = offset + length - checksumLength;
+        return new BinlogPosition(new String(raw, body + 8, nameEnd - body - 8, StandardCharsets.UTF_8), position);
     }
 
     public long fileNumber() {

@@ -19,10 +19,12 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
@@ -346,10 +348,10 @@ public final class GlobalBinlogWriter implements Closeable {
      * {@link BinlogFeed#attached}, under this writer's lock, so that nothing written is missed or told twice).
      */
     public synchronized void addFeed(BinlogFeed feed) {
-        java.util.Objects.requireNonNull(feed, "feed");
+        Objects.requireNonNull(feed, "feed");
         feed.attached(writtenPosition());
         synchronized (feedsLock) {
-            BinlogFeed[] now = java.util.Arrays.copyOf(feeds, feeds.length + 1);
+            BinlogFeed[] now = Arrays.copyOf(feeds, feeds.length + 1);
             now[now.length - 1] = feed;
             feeds = now;
         }
@@ -358,7 +360,7 @@ public final class GlobalBinlogWriter implements Closeable {
     /** Stops handing {@code feed} anything; does not wait for a write under way (a feed ignores calls once closed). */
     public void removeFeed(BinlogFeed feed) {
         synchronized (feedsLock) {
-            feeds = java.util.Arrays.stream(feeds).filter(f -> f != feed).toArray(BinlogFeed[]::new);
+            feeds = Arrays.stream(feeds).filter(f -> f != feed).toArray(BinlogFeed[]::new);
         }
     }
 

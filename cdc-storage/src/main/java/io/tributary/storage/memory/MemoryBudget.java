@@ -34,7 +34,8 @@ public record MemoryBudget(long maxHeap, long transactionBuffer, long tailCache,
 
     private static final long MIN_IN_FLIGHT = 4L << 20;
     private static final long MAX_IN_FLIGHT = 64L << 20;
-    private static final long MAX_DEFAULT_TAIL_CACHE = 256L << 20;
+    /** The most an unset {@code dump.cache.size} gives the tail cache, whatever the heap. */
+    public static final long TAIL_CACHE_CAP = 256L << 20;
 
     public MemoryBudget {
         if (maxHeap <= 0) {
@@ -53,7 +54,7 @@ public record MemoryBudget(long maxHeap, long transactionBuffer, long tailCache,
 
     /** {@code dump.cache.size} when it is not set: an eighth of the heap, at most 256 MB. */
     public static long defaultTailCache(long maxHeap) {
-        return Math.min(MAX_DEFAULT_TAIL_CACHE, maxHeap / 8);
+        return Math.min(TAIL_CACHE_CAP, maxHeap / 8);
     }
 
     /**

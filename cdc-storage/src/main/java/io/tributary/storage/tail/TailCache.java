@@ -13,7 +13,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -274,7 +273,7 @@ public final class TailCache implements Closeable {
                         }
                         EventType type = EventType.ofCode(c.bytes[off + 4] & 0xff);
                         BinlogPosition next = type == EventType.ROTATE
-                                ? rotateTarget(c.bytes, off, length, FormatDescription.CHECKSUM_LENGTH)
+                                ? BinlogPosition.afterRotate(c.bytes, off, length, FormatDescription.CHECKSUM_LENGTH)
                                 : new BinlogPosition(c.start.file(), fileOffset + length);
                         fresh.add(new Entry(at, next, type, c.bytes, off, length));
                         at = next;
@@ -340,17 +339,6 @@ public final class TailCache implements Closeable {
 
     private static long readUInt32(byte[] b, int i) {
         return (b[i] & 0xffL) | (b[i + 1] & 0xffL) << 8 | (b[i + 2] & 0xffL) << 16 | (b[i + 3] & 0xffL) << 24;
-    }
-
-    /**
-     * Where a ROTATE sends a reader: its file name and position. The event is {@code length} bytes of {@code raw}
-     * from {@code offset}, ending with a checksum of {@code checksumLength} bytes.
-     */
-    public static BinlogPosition rotateTarget(byte[] raw, int offset, int length, int checksumLength) {
-        int body = offset + EventHeader.LENGTH;
-        long position = ByteBuffer.wrap(raw, body, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
-        int nameEnd = offset + length - checksumLength;
-        return new BinlogPosition(new String(raw, body + 8, nameEnd - body - 8, StandardCharsets.UTF_8), position);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.sorter.HeldTransaction;
+import io.tributary.storage.tail.TailCache;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,9 +54,7 @@ class DiskFullTest {
     void shouldGoDownWithoutAPartialEventAndResumeWhenSpaceIsFreed() throws Exception {
         Path dir = mountPoint.resolve("binlog");
         Path ballast = mountPoint.resolve("ballast");
-        Files.write(ballast, new byte[1700 << 10]);
-        BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.file.size", "1MB",
-                "binlog.sync", "commit", "binlog.io.retry.interval", "100ms"));
+        BinlogConfig config = nearlyFullDisk(dir, ballast);
         Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         int total = 2500;
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
@@ -101,13 +100,11 @@ class DiskFullTest {
     void shouldFeedTheTailCacheOnlyWhatReachedTheFilesWhileTheDiskIsFull() throws Exception {
         Path dir = mountPoint.resolve("binlog");
         Path ballast = mountPoint.resolve("ballast");
-        Files.write(ballast, new byte[1700 << 10]);
-        BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.file.size", "1MB",
-                "binlog.sync", "commit", "binlog.io.retry.interval", "100ms"));
+        BinlogConfig config = nearlyFullDisk(dir, ballast);
         Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         int total = 2500;
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
-             io.tributary.storage.tail.TailCache cache = io.tributary.storage.tail.TailCache.attach(w, 64 << 20)) {
+             TailCache cache = TailCache.attach(w, 64 << 20)) {
             BinlogPosition start = w.writtenPosition();
             long first = cache.find(start);
             CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
@@ -137,5 +134,12 @@ class DiskFullTest {
             }
             WriterFedTailCacheTest.assertSameAsFiles(dir, start, entries, durable);
         }
+    }
+
+    /** Fills the small file system but for about 300 KB and configures a writer of 1 MB files in {@code dir}. */
+    private static BinlogConfig nearlyFullDisk(Path dir, Path ballast) throws IOException {
+        Files.write(ballast, new byte[1700 << 10]);
+        return BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.file.size", "1MB",
+                "binlog.sync", "commit", "binlog.io.retry.interval", "100ms"));
     }
 }
