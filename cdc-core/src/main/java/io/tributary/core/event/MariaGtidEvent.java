@@ -19,6 +19,8 @@ public record MariaGtidEvent(long domainId, long serverId, long sequence, int fl
     public static final int FL_STANDALONE = 0x01;
     public static final int FL_GROUP_COMMIT_ID = 0x02;
     public static final int FL_TRANSACTIONAL = 0x04;
+    /** The group holds a DDL statement (with its rows, for {@code CREATE TABLE ... SELECT}). */
+    public static final int FL_DDL = 0x20;
     public static final int FL_PREPARED_XA = 0x40;
     public static final int FL_COMPLETED_XA = 0x80;
 

@@ -7,11 +7,17 @@ package io.tributary.core.framing;
  * the framer's {@link FramerState} (a {@link #COMMIT} outside a transaction ends nothing).
  */
 public enum Boundary {
-    /** Any other event: rows, table maps, format description, rotate, annotations, ... */
+    /** Any other event: format description, rotate, annotations, GTID lists, ... */
     OTHER,
+    /**
+     * A TABLE_MAP or a rows event (any version, MariaDB compressed ones included): part of the open transaction;
+     * outside one it opens a transaction (MariaDB writes the rows of {@code CREATE TABLE ... SELECT} after the
+     * statement that ended the DDL's own group).
+     */
+    ROW_DATA,
     /** A replication heartbeat (HEARTBEAT, HEARTBEAT_V2): not in the binlog, moves no position. */
     HEARTBEAT,
-    /** MySQL GTID: opens a group that carries a GTID. */
+    /** MySQL GTID (tagged or not): opens a group that carries a GTID. */
     GTID,
     /** MySQL ANONYMOUS_GTID: opens a group without a GTID. */
     ANONYMOUS_GTID,
@@ -23,15 +29,18 @@ public enum Boundary {
     BEGIN,
     /** An {@code XA START} / {@code XA BEGIN} query: as {@link #BEGIN}. */
     XA_START,
-    /** An {@code XA END} query. */
+    /** An {@code XA END} query: neither opens nor ends anything. */
     XA_END,
     /** A {@code COMMIT} query: ends the open transaction. */
     COMMIT,
     /** A {@code ROLLBACK} query (not {@code ROLLBACK TO}): ends the open transaction. */
     ROLLBACK,
-    /** An {@code XA COMMIT} query: the second phase after a GTID, or a one-phase commit inside its XA START. */
+    /**
+     * An {@code XA COMMIT} query: ends whatever transaction is open (the second phase after a GTID, MySQL's and
+     * MariaDB's alike, or a one-phase commit inside its XA START); outside one, a transaction of its own.
+     */
     XA_COMMIT,
-    /** An {@code XA ROLLBACK} query. */
+    /** An {@code XA ROLLBACK} query: as {@link #XA_COMMIT}. */
     XA_ROLLBACK,
     /**
      * Any other query: a DDL (a transaction of its own) outside a transaction or as the one statement of a GTID

@@ -1,7 +1,10 @@
 package io.tributary.core.framing;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
 
 /**
  * Finds the transaction boundaries of one shard's event stream, once per event: classifies each event into a
@@ -9,22 +12,29 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Read, and nothing more: the v4 header's type (byte 4); a MariaDB GTID's flags (body byte 12,
  * {@code FL_STANDALONE}); a QUERY's post-header (13 bytes: database length at 8, status variables length at 11)
- * to find the statement, and the statement's first 40 bytes; an XA_PREPARE's one-phase flag (body byte 0).
+ * to find the statement, and the statement's first 40 bytes (of a MariaDB QUERY_COMPRESSED, the first 40 bytes
+ * it inflates to); an XA_PREPARE's one-phase flag (body byte 0).
  *
  * <p>Transitions (any state but {@link FramerState#FAILED}):
  * <ul>
- * <li>GTID, ANONYMOUS_GTID, MariaDB GTID with {@code FL_STANDALONE}: GROUP (a group still open is given up);
- *     MariaDB GTID without it: BEGUN;</li>
+ * <li>GTID, GTID_TAGGED, ANONYMOUS_GTID, MariaDB GTID with {@code FL_STANDALONE}: GROUP (a group still open is
+ *     given up); MariaDB GTID without it: BEGUN (MariaDB writes no {@code BEGIN} after it);</li>
  * <li>{@code BEGIN} / {@code XA START}: BEGUN (opening a transaction when OUTSIDE);</li>
+ * <li>a TABLE_MAP or rows event OUTSIDE: BEGUN, a transaction without a GTID (MariaDB's
+ *     {@code CREATE TABLE ... SELECT}: the statement ends its standalone group, its rows and XID follow);</li>
  * <li>XID, XA_PREPARE, TRANSACTION_PAYLOAD, a {@code COMMIT} or {@code ROLLBACK} query: end the open
  *     transaction (OUTSIDE they end nothing);</li>
- * <li>any other query ({@code XA END}, {@code XA COMMIT}, {@code XA ROLLBACK}, a DDL) ends the group in GROUP,
- *     is a transaction of its own OUTSIDE, and is one more statement in BEGUN;</li>
- * <li>every other event keeps the state.</li>
+ * <li>{@code XA COMMIT}, {@code XA ROLLBACK}: end the open transaction, in GROUP and BEGUN alike (MariaDB writes
+ *     the second phase after a GTID without {@code FL_STANDALONE}); OUTSIDE, a transaction of their own;</li>
+ * <li>any other query (a DDL) ends the group in GROUP, is a transaction of its own OUTSIDE, and is one more
+ *     statement in BEGUN;</li>
+ * <li>every other event ({@code XA END} included) keeps the state.</li>
  * </ul>
- * Out-of-place events are tolerated as the reader always did (an XID outside a transaction ends nothing, a second
- * {@code BEGIN} keeps the transaction open). An event whose body is shorter than the fields read moves the framer
- * to FAILED with a {@link FramingException}; every later event is refused.
+ * {@link #opened()} and {@link #ended()} say what the last event did; a statement OUTSIDE does both. Out-of-place
+ * events are tolerated as the reader always did (an XID outside a transaction ends nothing, a second
+ * {@code BEGIN} keeps the transaction open, a GTID gives up an open transaction: {@link #gaveUp()}). An event
+ * whose body is shorter than the fields read, or a compressed statement that does not inflate, moves the framer to
+ * FAILED with a {@link FramingException}; every later event is refused.
  *
  * <p>Allocates nothing per event. Not thread-safe: one framer per shard stream, used on its reader's thread.
  */
@@ -33,20 +43,27 @@ public final class TransactionFramer {
     static final int QUERY = 2;
     static final int XID = 16;
     static final int HEARTBEAT = 27;
+    static final int TABLE_MAP = 19;
     static final int GTID = 33;
     static final int ANONYMOUS_GTID = 34;
     static final int XA_PREPARE = 38;
+    static final int PARTIAL_UPDATE_ROWS = 39;
     static final int TRANSACTION_PAYLOAD = 40;
+    static final int GTID_TAGGED = 42;
     static final int HEARTBEAT_V2 = 41;
     static final int MARIADB_GTID = 162;
+    static final int MARIADB_QUERY_COMPRESSED = 165;
     /** MariaDB GTID flag: the group is one statement (DDL) without BEGIN/COMMIT. */
     static final int MARIADB_FL_STANDALONE = 1;
     /** How many statement bytes a query's kind is read from. */
     static final int STATEMENT_WINDOW = 40;
 
     private final Latin1Window window = new Latin1Window();
+    private final CompressedStatement compressed = new CompressedStatement();
     private FramerState state = FramerState.OUTSIDE;
     private boolean gtidGroup;
+    private boolean opened;
+    private boolean gaveUp;
     private boolean ended;
     private boolean endedGtidGroup;
     private long eventsInTransaction;
@@ -55,6 +72,16 @@ public final class TransactionFramer {
     /** Where the framer stands after the last event. */
     public FramerState state() {
         return state;
+    }
+
+    /** Whether the last event opened a transaction (a DDL outside one included, which also {@link #ended()} it). */
+    public boolean opened() {
+        return opened;
+    }
+
+    /** Whether the last event opened a transaction while one was open, giving that one up unended. */
+    public boolean gaveUp() {
+        return gaveUp;
     }
 
     /** Whether the last event ended a transaction (a DDL outside one included). */
@@ -92,20 +119,30 @@ public final class TransactionFramer {
             throw e;
         }
         boolean end = false;
+        boolean inside = state.inTransaction();
+        opened = false;
+        gaveUp = false;
         switch (b) {
             case GTID, MARIADB_GTID_STANDALONE -> open(FramerState.GROUP, true);
             case ANONYMOUS_GTID -> open(FramerState.GROUP, false);
             case MARIADB_GTID -> open(FramerState.BEGUN, true);
-            case BEGIN, XA_START -> {
-                if (state == FramerState.OUTSIDE) {
+            case BEGIN, XA_START, ROW_DATA -> {
+                if (!inside) {
                     open(FramerState.BEGUN, false);
+                } else if (b != Boundary.ROW_DATA) {
+                    state = FramerState.BEGUN;
                 }
-                state = FramerState.BEGUN;
             }
-            case COMMIT, ROLLBACK, XID, XA_PREPARE, XA_PREPARE_ONE_PHASE, TRANSACTION_PAYLOAD -> end = state.inTransaction();
-            case XA_END, XA_COMMIT, XA_ROLLBACK, STATEMENT -> end = state != FramerState.BEGUN;
+            case COMMIT, ROLLBACK, XID, XA_PREPARE, XA_PREPARE_ONE_PHASE, TRANSACTION_PAYLOAD -> end = inside;
+            case XA_COMMIT, XA_ROLLBACK -> end = true;
+            case STATEMENT -> end = state != FramerState.BEGUN;
             default -> {
             }
+        }
+        if (end && !inside) {
+            // a statement outside a transaction: a transaction of its own, opened and ended by this event
+            opened = true;
+            eventsInTransaction = 0;
         }
         if (state.inTransaction()) {
             eventsInTransaction++;
@@ -120,8 +157,10 @@ public final class TransactionFramer {
         return b;
     }
 
-    private void open(FramerState opened, boolean withGtid) {
-        state = opened;
+    private void open(FramerState to, boolean withGtid) {
+        gaveUp = state.inTransaction();
+        opened = true;
+        state = to;
         gtidGroup = withGtid;
         eventsInTransaction = 0;
     }
@@ -138,8 +177,20 @@ public final class TransactionFramer {
                 need(QUERY, bodyEnd, sqlStart);
                 return statement(window.of(ev, base + sqlStart, Math.min(STATEMENT_WINDOW, bodyEnd - sqlStart)));
             }
-            case GTID -> {
+            case MARIADB_QUERY_COMPRESSED -> {
+                int post = base + HEADER_BYTES;
+                need(type, bodyEnd, HEADER_BYTES + 13);
+                int dbLength = ev.getUnsignedByte(post + 8);
+                int statusLength = ev.getUnsignedShortLE(post + 11);
+                int recordStart = HEADER_BYTES + 13 + statusLength + dbLength + 1;
+                need(type, bodyEnd, recordStart + 1);
+                return statement(compressed.head(ev, base + recordStart, bodyEnd - recordStart));
+            }
+            case GTID, GTID_TAGGED -> {
                 return Boundary.GTID;
+            }
+            case TABLE_MAP, PARTIAL_UPDATE_ROWS -> {
+                return Boundary.ROW_DATA;
             }
             case ANONYMOUS_GTID -> {
                 return Boundary.ANONYMOUS_GTID;
@@ -163,9 +214,14 @@ public final class TransactionFramer {
                 return Boundary.HEARTBEAT;
             }
             default -> {
-                return Boundary.OTHER;
+                return isRows(type) ? Boundary.ROW_DATA : Boundary.OTHER;
             }
         }
+    }
+
+    /** Rows events: pre-GA 20-22, v1 23-25, v2 30-32, MariaDB compressed v1 166-168 and v2 169-171. */
+    private static boolean isRows(int type) {
+        return type >= 20 && type <= 25 || type >= 30 && type <= 32 || type >= 166 && type <= 171;
     }
 
     /**
@@ -241,6 +297,46 @@ public final class TransactionFramer {
     private static void need(int type, int bodyEnd, int needed) {
         if (bodyEnd < needed) {
             throw new FramingException("event type " + type + " needs " + needed + " bytes before its checksum, has " + bodyEnd);
+        }
+    }
+
+    /**
+     * The first {@value #STATEMENT_WINDOW} bytes of a MariaDB compressed statement: a record of a header byte
+     * {@code 0x80 | alg << 4 | lenlen} (alg 0 = zlib), {@code lenlen} bytes of plain length, then zlib data, of which
+     * only as much is inflated as the window holds. Reuses its inflater and window; allocates nothing per event.
+     */
+    private static final class CompressedStatement {
+        private final byte[] head = new byte[STATEMENT_WINDOW];
+        private final ByteBuf headBuf = Unpooled.wrappedBuffer(head);
+        private final Latin1Window window = new Latin1Window();
+        private Inflater inflater;
+
+        CharSequence head(ByteBuf ev, int from, int length) {
+            int header = ev.getUnsignedByte(from);
+            int lengthBytes = header & 0x07;
+            if ((header & 0x80) == 0 || (header & 0x70) != 0 || lengthBytes == 0 || lengthBytes > 4
+                    || length < 1 + lengthBytes) {
+                throw new FramingException("compressed statement: unsupported record header 0x" + Integer.toHexString(header));
+            }
+            if (inflater == null) {
+                inflater = new Inflater();
+            }
+            inflater.reset();
+            inflater.setInput(ev.nioBuffer(from + 1 + lengthBytes, length - 1 - lengthBytes));
+            int n;
+            try {
+                n = 0;
+                while (n < head.length && !inflater.finished()) {
+                    int got = inflater.inflate(head, n, head.length - n);
+                    if (got == 0) {
+                        break; // the record ends (or wants a dictionary): what inflated is all there is
+                    }
+                    n += got;
+                }
+            } catch (DataFormatException e) {
+                throw new FramingException("compressed statement does not inflate: " + e.getMessage());
+            }
+            return window.of(headBuf, 0, n);
         }
     }
 

@@ -165,7 +165,7 @@ final class BinlogStreamTracker {
             restart = current;
         }
         return new ShardEvent(shard, type, timestamp, serverId, size, logPos, flags, hasChecksum, current, restart,
-                end, ev, kind);
+                framer.opened(), end, ev, kind);
     }
 
     /**

@@ -23,21 +23,26 @@ import io.tributary.core.position.ShardPosition;
  * @param position where the shard's binlog stands after this event
  * @param restartPosition where a reader resumes after this event: equal to {@code position} at a
  *        transaction end or outside transactions, the last transaction end inside one
- * @param transactionEnd whether this event ends a transaction (XID, COMMIT, a DDL, XA PREPARE)
+ * @param transactionStart whether this event opens a transaction (a GTID event, BEGIN outside a transaction, a
+ *        DDL outside one, which also ends it), as the reader's framer found it
+ * @param transactionEnd whether this event ends a transaction (XID, COMMIT, a DDL, XA PREPARE, XA COMMIT)
  * @param boundary what the event is to transaction framing, as the reader's
  *        {@link io.tributary.core.framing.TransactionFramer} found it; {@code null} for an event that
  *        did not come through a reader (its consumer frames it itself)
  */
 public record ShardEvent(String shard, int type, long timestamp, long serverId, long eventSize, long logPos,
                          int flags, boolean hasChecksum, ShardPosition position, ShardPosition restartPosition,
-                         boolean transactionEnd, ByteBuf bytes, Boundary boundary) {
+                         boolean transactionStart, boolean transactionEnd, ByteBuf bytes, Boundary boundary) {
 
-    /** An event that did not come through a reader's framer (tests, benchmarks): no {@link #boundary()}. */
+    /**
+     * An event that did not come through a reader's framer (tests, benchmarks): no {@link #boundary()}, and
+     * {@link #transactionStart()} false; its consumer frames it itself.
+     */
     public ShardEvent(String shard, int type, long timestamp, long serverId, long eventSize, long logPos,
             int flags, boolean hasChecksum, ShardPosition position, ShardPosition restartPosition,
             boolean transactionEnd, ByteBuf bytes) {
         this(shard, type, timestamp, serverId, eventSize, logPos, flags, hasChecksum, position, restartPosition,
-                transactionEnd, bytes, null);
+                false, transactionEnd, bytes, null);
     }
 
     /** Header flag {@code LOG_EVENT_ARTIFICIAL_F}. */

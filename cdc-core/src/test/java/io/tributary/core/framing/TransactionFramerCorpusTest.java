@@ -100,8 +100,11 @@ class TransactionFramerCorpusTest {
             } else if (e.type() == EventType.XID) {
                 assertThat(f.boundary()).isEqualTo(Boundary.XID);
                 assertThat(f.ended()).as("XID ends a transaction %s", at).isTrue();
-            } else if (e.type() == EventType.GTID) {
+            } else if (e.type() == EventType.GTID || e.type() == EventType.GTID_TAGGED) {
                 assertThat(f.boundary()).isEqualTo(Boundary.GTID);
+            } else if (e.type() == EventType.TABLE_MAP || e.type() != null && e.type().isRows()) {
+                assertThat(f.boundary()).as("event %s of type %s", at, e.type()).isEqualTo(Boundary.ROW_DATA);
+                assertThat(f.after()).as("rows are inside a transaction %s", at).isIn(FramerState.GROUP, FramerState.BEGUN);
             } else if (e.type() == EventType.TRANSACTION_PAYLOAD) {
                 assertThat(f.boundary()).isEqualTo(Boundary.TRANSACTION_PAYLOAD);
             } else if (e.type() != EventType.ANONYMOUS_GTID) {
@@ -141,7 +144,7 @@ class TransactionFramerCorpusTest {
         assertThat(group.get(1)).as("the query after the GTID").isEqualTo(Boundary.BEGIN);
         assertThat(framed.get(i + 1).after()).isEqualTo(FramerState.BEGUN);
         assertThat(group).as("GTID, BEGIN, table map and rows, XID").startsWith(Boundary.GTID, Boundary.BEGIN)
-                .endsWith(Boundary.XID).contains(Boundary.OTHER);
+                .endsWith(Boundary.XID).contains(Boundary.ROW_DATA);
         assertThat(framed.get(i + group.size() - 1).endedGtidGroup()).isTrue();
     }
 

@@ -25,6 +25,7 @@ class TransactionFramerTest {
     private static final int XA_PREPARE = 38;
     private static final int TRANSACTION_PAYLOAD = 40;
     private static final int HEARTBEAT_V2 = 41;
+    private static final int GTID_TAGGED = 42;
     private static final int MARIADB_GTID = 162;
 
     private final TransactionFramer framer = new TransactionFramer();
@@ -82,11 +83,13 @@ class TransactionFramerTest {
     @Test
     void shouldFrameAMySqlGtidBeginRowsXidTransaction() {
         assertThat(frame(mysqlGtid())).isEqualTo(Boundary.GTID);
+        assertThat(framer.opened()).isTrue();
         assertThat(framer.state()).isEqualTo(FramerState.GROUP);
         assertThat(frame(query("", "BEGIN"))).isEqualTo(Boundary.BEGIN);
         assertThat(framer.state()).isEqualTo(FramerState.BEGUN);
-        assertThat(frame(plain(TABLE_MAP))).isEqualTo(Boundary.OTHER);
-        assertThat(frame(plain(WRITE_ROWS))).isEqualTo(Boundary.OTHER);
+        assertThat(frame(plain(TABLE_MAP))).isEqualTo(Boundary.ROW_DATA);
+        assertThat(frame(plain(WRITE_ROWS))).isEqualTo(Boundary.ROW_DATA);
+        assertThat(framer.opened()).isFalse();
         assertThat(framer.ended()).isFalse();
         assertThat(framer.eventsInTransaction()).as("GTID, BEGIN, TABLE_MAP, rows").isEqualTo(4);
         assertThat(frame(plain(XID))).isEqualTo(Boundary.XID);
@@ -108,6 +111,7 @@ class TransactionFramerTest {
     @Test
     void shouldTakeADdlOutsideATransactionAsATransactionOfItsOwn() {
         assertThat(frame(query("shop", "  drop table t"))).isEqualTo(Boundary.STATEMENT);
+        assertThat(framer.opened()).as("opened and ended by the one event").isTrue();
         assertThat(framer.ended()).isTrue();
         assertThat(framer.endedGtidGroup()).as("no GTID event opened it").isFalse();
         assertThat(framer.state()).isEqualTo(FramerState.OUTSIDE);
@@ -167,11 +171,85 @@ class TransactionFramerTest {
         frame(query("", "XA END 'x'"));
         assertThat(frame(xaPrepare(true))).isEqualTo(Boundary.XA_PREPARE_ONE_PHASE);
         assertThat(framer.endedGtidGroup()).isTrue();
-        // an XA COMMIT ... ONE PHASE statement inside its XA START is one more statement to the reader's framing
+        // an XA COMMIT ... ONE PHASE statement inside its XA START ends it
         frame(query("", "XA START 'y'"));
-        assertThat(frame(query("", "XA COMMIT 'y' ONE PHASE"))).isEqualTo(Boundary.XA_COMMIT);
-        assertThat(framer.ended()).isFalse();
+        assertThat(framer.opened()).isTrue();
+        assertThat(frame(query("", "XA END 'y'"))).isEqualTo(Boundary.XA_END);
         assertThat(framer.state()).isEqualTo(FramerState.BEGUN);
+        assertThat(frame(query("", "XA COMMIT 'y' ONE PHASE"))).isEqualTo(Boundary.XA_COMMIT);
+        assertThat(framer.ended()).isTrue();
+        assertThat(framer.state()).isEqualTo(FramerState.OUTSIDE);
+    }
+
+    /** MariaDB 10.5+ writes an XA's second phase after a GTID without FL_STANDALONE and with no BEGIN (seen on 10.11). */
+    @Test
+    void shouldEndAMariaDbSecondPhaseAtItsXaCommitThoughItsGtidBeganATransaction() {
+        frame(mariaGtid(0));
+        assertThat(framer.state()).isEqualTo(FramerState.BEGUN);
+        assertThat(frame(query("", "XA COMMIT X'61',X'',1"))).isEqualTo(Boundary.XA_COMMIT);
+        assertThat(framer.ended()).isTrue();
+        assertThat(framer.endedGtidGroup()).as("its GTID counts").isTrue();
+        frame(mariaGtid(0));
+        assertThat(frame(query("", "XA ROLLBACK X'63',X'',1"))).isEqualTo(Boundary.XA_ROLLBACK);
+        assertThat(framer.endedGtidGroup()).isTrue();
+        assertThat(framer.state()).isEqualTo(FramerState.OUTSIDE);
+    }
+
+    /**
+     * MariaDB writes {@code CREATE TABLE ... SELECT} as a standalone GTID and the statement (a group that ends
+     * there), then the rows and an XID (seen on 10.11): the rows open a transaction of their own, without a GTID.
+     */
+    @Test
+    void shouldOpenATransactionAtRowsOutsideOne() {
+        frame(mariaGtid(TransactionFramer.MARIADB_FL_STANDALONE));
+        frame(query("d", "CREATE TABLE u ENGINE=InnoDB SELECT * FROM t"));
+        assertThat(framer.endedGtidGroup()).isTrue();
+        assertThat(frame(plain(TABLE_MAP))).isEqualTo(Boundary.ROW_DATA);
+        assertThat(framer.opened()).isTrue();
+        assertThat(framer.state()).isEqualTo(FramerState.BEGUN);
+        frame(plain(WRITE_ROWS));
+        assertThat(framer.opened()).isFalse();
+        frame(plain(XID));
+        assertThat(framer.ended()).isTrue();
+        assertThat(framer.endedGtidGroup()).as("no GTID event opened it").isFalse();
+    }
+
+    @Test
+    void shouldFrameATaggedGtidAsAGtid() {
+        assertThat(frame(plain(GTID_TAGGED))).isEqualTo(Boundary.GTID);
+        assertThat(framer.state()).isEqualTo(FramerState.GROUP);
+    }
+
+    @Test
+    void shouldSayWhenAGtidGivesUpAnOpenTransaction() {
+        frame(query("", "BEGIN"));
+        assertThat(framer.gaveUp()).isFalse();
+        frame(mysqlGtid());
+        assertThat(framer.opened()).isTrue();
+        assertThat(framer.gaveUp()).isTrue();
+        frame(query("", "BEGIN"));
+        assertThat(framer.gaveUp()).isFalse();
+    }
+
+    @Test
+    void shouldReadACompressedStatementFromWhatItInflatesTo() {
+        frame(mariaGtid(TransactionFramer.MARIADB_FL_STANDALONE));
+        assertThat(frame(compressedQuery("shop", "ALTER TABLE t ADD COLUMN c " + "VARCHAR(200) ".repeat(30))))
+                .isEqualTo(Boundary.STATEMENT);
+        assertThat(framer.endedGtidGroup()).isTrue();
+        frame(mariaGtid(0));
+        assertThat(frame(compressedQuery("", "XA COMMIT X'" + "61".repeat(64) + "',X'" + "62".repeat(64) + "',1")))
+                .isEqualTo(Boundary.XA_COMMIT);
+        assertThat(framer.ended()).isTrue();
+    }
+
+    @Test
+    void shouldFailAtACompressedStatementThatDoesNotInflate() {
+        ByteBuf q = query("", "BEGIN");
+        q.setByte(4, 165);
+        assertThatThrownBy(() -> frame(q)).isInstanceOf(FramingException.class)
+                .hasMessageStartingWith("compressed statement: unsupported record header 0x42");
+        assertThat(framer.state()).isEqualTo(FramerState.FAILED);
     }
 
     @Test
@@ -199,6 +277,22 @@ class TransactionFramerTest {
         assertThat(frame(plain(HEARTBEAT_V2))).isEqualTo(Boundary.HEARTBEAT);
         assertThat(framer.state()).isEqualTo(FramerState.BEGUN);
         assertThat(framer.ended()).isFalse();
+    }
+
+    /** A MariaDB QUERY_COMPRESSED: as {@link #query}, the statement a record of header 0x81, 1-byte length, zlib data. */
+    static ByteBuf compressedQuery(String db, String sql) {
+        byte[] plain = sql.getBytes(StandardCharsets.UTF_8);
+        java.util.zip.Deflater deflater = new java.util.zip.Deflater();
+        deflater.setInput(plain);
+        deflater.finish();
+        byte[] packed = new byte[plain.length + 64];
+        int n = deflater.deflate(packed);
+        ByteBuf record = Unpooled.buffer().writeByte(0x82).writeShort(plain.length).writeBytes(packed, 0, n);
+        ByteBuf q = query(db, "");
+        q.writeBytes(record);
+        q.setByte(4, 165);
+        q.setIntLE(9, q.readableBytes());
+        return q;
     }
 
     /** The reader always tolerated these; the framer keeps tolerating them. */

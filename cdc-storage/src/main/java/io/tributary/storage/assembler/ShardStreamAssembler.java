@@ -40,29 +40,25 @@ import org.slf4j.LoggerFactory;
  * Turns one shard's event stream into the {@link ShardUnit}s the {@link io.tributary.core.sorter.GlobalSorter}
  * orders, buffering each transaction's events in a {@link BufferedTransaction} (the unit's payload).
  *
- * <p><b>State machine</b> (one per shard): IDLE until a GTID event (MySQL GTID / anonymous GTID, MariaDB
- * GTID) or a {@code BEGIN} opens a group; in the group, TABLE_MAP and rows events are buffered, other
- * events (BEGIN, XA START/END, annotations, ROWS_QUERY) are dropped, and the group ends at:
+ * <p><b>Where transactions begin and end</b> is the reader's {@link TransactionFramer}'s finding, carried with each
+ * event ({@link ShardEvent#boundary()}, {@link ShardEvent#transactionStart()}, {@link ShardEvent#transactionEnd()});
+ * an event that did not come through a reader (tests, benchmarks) is framed here by a framer of the same class,
+ * once. The assembler keeps no framing state of its own: it opens a buffer where the framer says a transaction
+ * starts, buffers its TABLE_MAP and rows events (and the one statement of a DDL), drops the rest (BEGIN, XA START/END,
+ * annotations, ROWS_QUERY, statements inside a transaction, which a row-based global binlog does not carry), and
+ * where the framer says it ends, hands on a unit whose kind follows from the ending event:
  * <ul>
- * <li>XID or a {@code COMMIT} query: a TRANSACTION (or a HEARTBEAT, below);</li>
- * <li>XA_PREPARE_LOG (MySQL, and MariaDB 10.5+ whose GTID carries {@code FL_PREPARED_XA}): an XA_PREPARE
- *     of its xid, or a TRANSACTION when it is {@code XA COMMIT ... ONE PHASE};</li>
- * <li>{@code XA COMMIT} inside the group its {@code XA START} opened (one phase): a TRANSACTION;
- *     {@code XA ROLLBACK} there: nothing;</li>
- * <li>the first query of a group not opened by {@code BEGIN}/{@code XA START}: {@code XA COMMIT} /
- *     {@code XA ROLLBACK} (xid from the MariaDB GTID's {@code FL_COMPLETED_XA} xid, else parsed from the
- *     statement) become XA_COMMIT / XA_ROLLBACK; any other statement is DDL, a TRANSACTION holding that
- *     one QUERY event;</li>
- * <li>a {@code ROLLBACK} query: nothing (the group is dropped).</li>
+ * <li>XID, {@code COMMIT}, a one-phase XA_PREPARE, a compressed transaction: a TRANSACTION (or a HEARTBEAT, below);</li>
+ * <li>a DDL: a TRANSACTION holding that one QUERY event;</li>
+ * <li>XA_PREPARE: an XA_PREPARE of its xid;</li>
+ * <li>{@code XA COMMIT} / {@code XA ROLLBACK} ending a transaction that began with {@code XA START} or holds rows
+ *     (a one-phase commit): a TRANSACTION / nothing; otherwise the second phase, an XA_COMMIT / XA_ROLLBACK (xid from
+ *     the MariaDB GTID's {@code FL_COMPLETED_XA} xid, else parsed from the statement; {@code ... ONE PHASE}: a
+ *     TRANSACTION);</li>
+ * <li>a {@code ROLLBACK} query: nothing (the buffer is dropped).</li>
  * </ul>
- * What a query is ({@code BEGIN}, {@code COMMIT}, {@code XA END}, ...) is the reader's
- * {@link TransactionFramer}'s finding, carried with the event ({@link ShardEvent#boundary()}); a
- * {@code BEGIN}, {@code XA START}, {@code XA END}, {@code COMMIT} or {@code ROLLBACK} so found is acted on
- * without decoding the event. Queries the reader did not frame (inside a compressed transaction, MariaDB
- * compressed queries, events built without a reader) are classified by the same rules
- * ({@link TransactionFramer#statement}) from their decoded text. This group state is the assembler's own: it
- * opens a group at a table map or rows event outside one, and ends one at {@code XA COMMIT}/{@code XA ROLLBACK}
- * inside its {@code XA START}, where the reader's framing does neither.
+ * Events of a compressed transaction (MySQL TRANSACTION_PAYLOAD) are its content: their boundaries are the outer
+ * event's.
  *
  * <p>A transaction whose table maps name {@code __cdc__.__cdc_heartbeat__} is a HEARTBEAT: its row's
  * {@code heartbeat} column is the value; it is consumed and never buffered. DDL on {@code __cdc__} is
@@ -105,20 +101,31 @@ public final class ShardStreamAssembler implements AutoCloseable {
     private ShardPosition before;
     private long lastSequence = Long.MIN_VALUE;
 
-    /**
-     * The group being buffered: none, opened (by a GTID event, or by the query that is its one statement), or begun
-     * (by {@code BEGIN}/{@code XA START}, or by a table map or rows event that found no group open).
-     */
-    private enum Group { NONE, OPENED, BEGUN }
+    /** Frames events that did not come through a reader (no {@link ShardEvent#boundary()}). */
+    private TransactionFramer framer = new TransactionFramer();
+    /** Whether a statement inside a transaction was left out (said once per shard). */
+    private boolean statementLeftOut;
 
-    // the open group
-    private Group group = Group.NONE;
+    // the open group: its facts, as its events give them
+    private boolean open;
     private ShardPosition groupStart;
     private String groupFile;
     private long groupOffset;
     private String gtid;
     private Long commitMicros;
     private XaXid mariaXid;
+    /** The group began with {@code XA START}. */
+    private boolean xaStarted;
+    /** The xid of the XA_PREPARE that ends the group. */
+    private XaXid preparedXid;
+    /** The {@code XA COMMIT}/{@code XA ROLLBACK} statement that ends the group. */
+    private String xaStatement;
+    /** The group's DDL is on our own heartbeat table: dropped. */
+    private boolean ownDdl;
+    /** The group's MariaDB GTID carries {@code FL_DDL}: its statement is a DDL even inside the transaction. */
+    private boolean ddlFlagged;
+    /** The group's DDL was handed on and the rows that follow it in the same transaction come as a unit of their own. */
+    private boolean afterDdl;
     private boolean heartbeat;
     private long heartbeatValue;
     private final Set<Long> heartbeatTableIds = new HashSet<>();
@@ -144,8 +151,16 @@ public final class ShardStreamAssembler implements AutoCloseable {
     public void accept(ShardEvent event) {
         try {
             long offset = event.logPos() == 0 ? before.position() : event.position().position() - event.eventSize();
-            if (!appendedAsSent(event, offset) && !framedAsSent(event, offset)) {
-                decodeAndHandle(event, offset, event.toByteArray());
+            Boundary kind = event.boundary();
+            boolean opens = event.transactionStart();
+            boolean ends = event.transactionEnd();
+            if (kind == null) {
+                kind = frame(event);
+                opens = framer.opened();
+                ends = framer.ended();
+            }
+            if (fde != null || event.type() == EventType.FORMAT_DESCRIPTION.code()) {
+                take(event, offset, kind, opens, ends);
             }
             before = event.position();
         } finally {
@@ -153,7 +168,63 @@ public final class ShardStreamAssembler implements AutoCloseable {
         }
     }
 
-    private void decodeAndHandle(ShardEvent event, long offset, byte[] bytes) {
+    private void take(ShardEvent event, long offset, Boundary kind, boolean opens, boolean ends) {
+        if (opens) {
+            if (open) {
+                log.warn("shard {}: {} at {} opens a transaction while {} is open; dropping it", shard, kind, offset,
+                        describe());
+                discard();
+            }
+            openGroup(before.file(), offset);
+        }
+        switch (kind) {
+            case XA_START -> xaStarted = open;
+            case BEGIN, XA_END, COMMIT, ROLLBACK, XID, HEARTBEAT -> {
+                // the framing is all there is to them
+            }
+            case STATEMENT -> {
+                if (ends) {
+                    decodeAndHandle(event, offset, event.toByteArray(), kind, true);
+                } else if (open && ddlFlagged && txn == null) {
+                    ddlInsideTransaction(event, offset, kind);
+                } else if (!statementLeftOut) {
+                    statementLeftOut = true;
+                    log.warn("shard {}: a statement inside a transaction at {}:{} is not written (the global binlog"
+                            + " carries row events; set binlog_format=ROW on the shard); said once", shard,
+                            before.file(), offset);
+                }
+            }
+            default -> {
+                if (!appendedAsSent(event, offset)) {
+                    decodeAndHandle(event, offset, event.toByteArray(), kind, ends);
+                }
+            }
+        }
+        if (ends) {
+            end(kind, offset, event);
+        }
+    }
+
+    /**
+     * MariaDB writes {@code CREATE TABLE ... SELECT} as one transaction: a GTID with {@code FL_DDL} (not standalone),
+     * the CREATE statement, the rows, an XID. The statement is handed on as a DDL unit of its own, as every DDL is
+     * (the merger writes a DDL as one QUERY event), and the rows that follow as a transaction; the reader's framing
+     * (and so its GTID position and restart point) keeps the shard's one transaction whole.
+     */
+    private void ddlInsideTransaction(ShardEvent event, long offset, Boundary kind) {
+        decodeAndHandle(event, offset, event.toByteArray(), kind, true);
+        end(kind, offset, event);
+        afterDdl = true;
+    }
+
+    /** Frames an event that did not come through a reader's framer. */
+    private Boundary frame(ShardEvent event) {
+        ByteBuf raw = event.bytes();
+        int bodyEnd = raw.readableBytes() - (event.hasChecksum() ? 4 : 0);
+        return framer.frame(raw, raw.readerIndex(), event.type(), bodyEnd);
+    }
+
+    private void decodeAndHandle(ShardEvent event, long offset, byte[] bytes, Boundary kind, boolean ends) {
         String file = before.file();
         if (event.type() == EventType.FORMAT_DESCRIPTION.code()) {
             byte[] withMagic = new byte[MAGIC.length + bytes.length];
@@ -165,12 +236,12 @@ public final class ShardStreamAssembler implements AutoCloseable {
             rowsDecoder = new RowsEventDecoder(shard);
             tableMaps.clear();
         } else if (fde != null && event.type() == EventType.TABLE_MAP.code()) {
-            handle(tableMap(file, offset, bytes), file, offset, event);
+            handle(tableMap(file, offset, bytes), file, offset, event, kind, ends);
         } else if (fde != null && event.type() != EventType.ROTATE.code() && !event.artificial()) {
             BinlogEventDecoder d = BinlogEventDecoder.continuing(source(file), fde, offset, bytes, 0, bytes.length,
                     options(event.type()));
             while (d.hasNext()) {
-                handle(d.next(), file, offset, event);
+                handle(d.next(), file, offset, event, kind, ends);
             }
         }
     }
@@ -179,7 +250,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
      * Most events of a shard are rows events, whose body the merge path copies as bytes, and table maps the shard
      * wrote before with the same bytes: those go from the bytes the shard sent straight into the transaction's
      * buffer, with no heap copy, no decoder and no event object (a table map with the body decoded the first
-     * time). An XID ends its transaction by its header alone. Only plain events qualify: not compressed, not
+     * time). Only plain events qualify: not compressed, not
      * renumbered by an old format, size as the header says, outside a heartbeat transaction; anything else, a
      * malformed event included, goes through the decoder and its checks ({@link #decodeAndHandle}). Returns whether
      * the event was taken here.
@@ -196,14 +267,6 @@ public final class ShardStreamAssembler implements AutoCloseable {
         if (bodyLength < 0 || length != event.eventSize()
                 || raw.getUnsignedIntLE(raw.readerIndex() + EVENT_SIZE_AT) != length) {
             return false;
-        }
-        if (typeCode == EventType.XID.code()) {
-            if (group == Group.NONE) {
-                return false; // the decoder's path says so
-            }
-            // the commit: its header is all that is read
-            end(EventType.XID, offset, raw.getUnsignedIntLE(raw.readerIndex()), ShardUnit.Kind.TRANSACTION, null, event);
-            return true;
         }
         TableMapEvent body = null;
         if (typeCode == EventType.TABLE_MAP.code()) {
@@ -222,30 +285,6 @@ public final class ShardStreamAssembler implements AutoCloseable {
             txn = buffer.begin(shard, key(), fde);
         }
         txn.append(raw, offset, typeCode, fde.checksumLength(), body);
-        return true;
-    }
-
-    /**
-     * A query the reader's framer found to be {@code BEGIN}, {@code XA START}, {@code XA END}, {@code COMMIT} or
-     * {@code ROLLBACK} ({@link ShardEvent#boundary()}): acted on by that finding and its header, with no decoder.
-     * Returns whether the event was taken here.
-     */
-    private boolean framedAsSent(ShardEvent event, long offset) {
-        Boundary kind = event.boundary();
-        if (kind == null || fde == null || event.type() != EventType.QUERY.code() || event.artificial()
-                || fde.headerLength() != EventHeader.LENGTH) {
-            return false;
-        }
-        switch (kind) {
-            case BEGIN, XA_START -> begin(before.file(), offset);
-            case XA_END -> {
-            }
-            case COMMIT -> end(EventType.QUERY, offset, event.timestamp(), ShardUnit.Kind.TRANSACTION, null, event);
-            case ROLLBACK -> discard();
-            default -> {
-                return false;
-            }
-        }
         return true;
     }
 
@@ -354,10 +393,11 @@ public final class ShardStreamAssembler implements AutoCloseable {
 
     /** The reader resumes at {@code restart}: drop the partial group. */
     public void rewind(ShardPosition restart) {
-        if (group != Group.NONE) {
+        if (open) {
             log.info("shard {}: reader rewinds to {}; dropping the partial transaction {}", shard, restart, describe());
         }
         discard();
+        framer = new TransactionFramer();
         before = restart;
     }
 
@@ -368,29 +408,31 @@ public final class ShardStreamAssembler implements AutoCloseable {
         prepared.clear();
     }
 
-    private void handle(BinlogEvent e, String file, long offset, ShardEvent source) {
+    /** What a decoded event adds to the open group (its boundaries were acted on in {@link #take}). */
+    private void handle(BinlogEvent e, String file, long offset, ShardEvent source, Boundary kind, boolean ends) {
         EventType type = e.type();
-        if (type == null) {
+        if (type == null || !open && !type.isRows() && type != EventType.TABLE_MAP) {
             return;
         }
+        boolean inner = source.type() == EventType.TRANSACTION_PAYLOAD.code();
         switch (type) {
             case GTID, GTID_TAGGED, ANONYMOUS_GTID, MARIA_GTID -> {
-                if (group != Group.NONE) {
-                    log.warn("shard {}: {} at {} opens a group while {} is open; dropping it", shard, type, offset, describe());
-                    discard();
-                }
-                openGroup(file, offset);
                 if (e.body() instanceof GtidEvent g) {
                     gtid = g.gtid();
                     commitMicros = g.immediateCommitTimestamp();
                 } else if (e.body() instanceof MariaGtidEvent m) {
                     gtid = m.gtid();
+                    ddlFlagged = (m.flags() & MariaGtidEvent.FL_DDL) != 0 && (m.flags() & MariaGtidEvent.FL_STANDALONE) == 0;
                     if ((m.flags() & (MariaGtidEvent.FL_PREPARED_XA | MariaGtidEvent.FL_COMPLETED_XA)) != 0) {
                         mariaXid = m.xid();
                     }
                 }
             }
-            case QUERY, QUERY_COMPRESSED -> query(e, file, offset, source);
+            case QUERY, QUERY_COMPRESSED -> {
+                if (!inner) {
+                    query(e, kind, ends);
+                }
+            }
             case TABLE_MAP -> {
                 requireOpen(file, offset);
                 TableMapEvent m = e.body(TableMapEvent.class);
@@ -402,15 +444,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
                     append(e);
                 }
             }
-            case XID -> end(e, ShardUnit.Kind.TRANSACTION, null, source);
-            case XA_PREPARE_LOG -> {
-                XaPrepareEvent p = e.body(XaPrepareEvent.class);
-                if (p.onePhase()) {
-                    end(e, ShardUnit.Kind.TRANSACTION, null, source);
-                } else {
-                    end(e, ShardUnit.Kind.XA_PREPARE, p.xid(), source);
-                }
-            }
+            case XA_PREPARE_LOG -> preparedXid = e.body(XaPrepareEvent.class).xid();
             default -> {
                 if (type.isRows()) {
                     requireOpen(file, offset);
@@ -426,81 +460,66 @@ public final class ShardStreamAssembler implements AutoCloseable {
         }
     }
 
-    private void query(BinlogEvent e, String file, long offset, ShardEvent source) {
+    /** A query that ends the group (its one statement), or an XA second phase's statement. */
+    private void query(BinlogEvent e, Boundary kind, boolean ends) {
         QueryEvent q = e.body(QueryEvent.class);
-        // the reader's finding when this is the event it framed, else the same rules on the decoded text
-        Boundary kind = source.boundary() != null && source.type() == EventType.QUERY.code() && e.type() == EventType.QUERY
-                ? source.boundary() : TransactionFramer.statement(q.sql());
-        switch (kind) {
-            case BEGIN, XA_START -> {
-                begin(file, offset);
-                return;
-            }
-            case XA_END -> {
-                return;
-            }
-            case COMMIT -> {
-                end(e, ShardUnit.Kind.TRANSACTION, null, source);
-                return;
-            }
-            case ROLLBACK -> {
-                discard();
-                return;
-            }
-            default -> {
-            }
-        }
-        boolean xaEnd = kind == Boundary.XA_COMMIT || kind == Boundary.XA_ROLLBACK;
-        if (group == Group.BEGUN && xaEnd) {
-            // XA COMMIT ... ONE PHASE (or an XA ROLLBACK) closing its own XA START group
-            if (kind == Boundary.XA_COMMIT) {
-                end(e, ShardUnit.Kind.TRANSACTION, null, source);
+        if (kind == Boundary.XA_COMMIT || kind == Boundary.XA_ROLLBACK) {
+            xaStatement = q.sql().strip();
+        } else if (kind == Boundary.STATEMENT && ends) {
+            if (HeartbeatWriter.DATABASE.equals(q.database()) || q.sql().contains(HeartbeatWriter.DATABASE)) {
+                ownDdl = true; // our own heartbeat table's DDL
             } else {
-                discard();
+                append(e);
             }
-            return;
         }
-        if (group == Group.BEGUN) {
-            return; // a statement inside a transaction (statement-based rows): not written
-        }
-        if (group == Group.NONE) {
-            openGroup(file, offset);
-        }
-        String sql = q.sql().strip();
-        if (xaEnd) {
-            boolean commit = kind == Boundary.XA_COMMIT;
-            XaXid xid = mariaXid != null ? mariaXid : XaStatements.xid(sql, shard + " at " + file + ":" + offset);
-            if (commit && XaStatements.onePhase(sql)) {
-                end(e, ShardUnit.Kind.TRANSACTION, null, source);
-                return;
-            }
-            end(e, commit ? ShardUnit.Kind.XA_COMMIT : ShardUnit.Kind.XA_ROLLBACK, xid, source);
-            return;
-        }
-        if (HeartbeatWriter.DATABASE.equals(q.database()) || sql.contains(HeartbeatWriter.DATABASE)) {
-            discard(); // our own heartbeat table's DDL
-            return;
-        }
-        append(e);
-        end(e, ShardUnit.Kind.TRANSACTION, null, source);
     }
 
-    /** A {@code BEGIN} or {@code XA START}: opens a group unless one is open, and marks it begun. */
-    private void begin(String file, long offset) {
-        if (group == Group.NONE) {
-            openGroup(file, offset);
+    /** The event that {@code kind} says it is, at {@code offset}, ends the open group. */
+    private void end(Boundary kind, long offset, ShardEvent source) {
+        long seconds = source.timestamp();
+        switch (kind) {
+            case ROLLBACK -> discard();
+            case XA_PREPARE -> end(offset, seconds, ShardUnit.Kind.XA_PREPARE, preparedXid, source);
+            case XA_COMMIT, XA_ROLLBACK -> {
+                boolean commit = kind == Boundary.XA_COMMIT;
+                String sql = xaStatement == null ? "" : xaStatement;
+                if (xaStarted || txn != null || commit && XaStatements.onePhase(sql)) {
+                    // a one-phase commit (or a rollback) of the transaction it ends
+                    if (commit) {
+                        end(offset, seconds, ShardUnit.Kind.TRANSACTION, null, source);
+                    } else {
+                        discard();
+                    }
+                } else {
+                    XaXid xid = mariaXid != null ? mariaXid : XaStatements.xid(sql, shard + " at " + before.file() + ":" + offset);
+                    end(offset, seconds, commit ? ShardUnit.Kind.XA_COMMIT : ShardUnit.Kind.XA_ROLLBACK, xid, source);
+                }
+            }
+            case STATEMENT -> {
+                if (ownDdl) {
+                    discard();
+                } else {
+                    end(offset, seconds, ShardUnit.Kind.TRANSACTION, null, source);
+                }
+            }
+            default -> end(offset, seconds, ShardUnit.Kind.TRANSACTION, null, source);
         }
-        group = Group.BEGUN;
     }
 
     private void openGroup(String file, long offset) {
-        group = Group.OPENED;
+        open = true;
         groupStart = before;
         groupFile = file;
         groupOffset = offset;
         gtid = null;
         commitMicros = null;
         mariaXid = null;
+        xaStarted = false;
+        ddlFlagged = false;
+        afterDdl = false;
+        preparedXid = null;
+        xaStatement = null;
+        ownDdl = false;
         heartbeat = false;
         heartbeatValue = 0;
         heartbeatTableIds.clear();
@@ -514,17 +533,16 @@ public final class ShardStreamAssembler implements AutoCloseable {
         txn.append(e);
     }
 
-    private void end(BinlogEvent e, ShardUnit.Kind kind, XaXid xid, ShardEvent source) {
-        end(e.type(), e.offset(), e.header().timestamp(), kind, xid, source);
-    }
-
     /**
-     * The event of {@code type} at {@code offset}, written at {@code headerSeconds} (its header's timestamp), ends
-     * the open group as a unit of {@code kind}.
+     * The event at {@code offset}, written at {@code headerSeconds} (its header's timestamp), ends the open group as a
+     * unit of {@code kind}.
      */
-    private void end(EventType type, long offset, long headerSeconds, ShardUnit.Kind kind, XaXid xid, ShardEvent source) {
-        if (group == Group.NONE) {
-            log.warn("shard {}: {} at {} ends a group that was never opened; ignored", shard, type, offset);
+    private void end(long offset, long headerSeconds, ShardUnit.Kind kind, XaXid xid, ShardEvent source) {
+        if (!open) {
+            if (!afterDdl) {
+                log.warn("shard {}: the event at {} ends a transaction that was never opened here; ignored", shard, offset);
+            }
+            afterDdl = false;
             return;
         }
         long micros = commitMicros != null ? commitMicros : headerSeconds * 1_000_000L;
@@ -546,7 +564,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
             if (heartbeatValue <= 0) {
                 // the row the heartbeat writer creates (value 0) is not a beat
-                group = Group.NONE;
+                open = false;
                 return;
             }
             unit = new ShardUnit<>(shardIndex, sequence, ShardUnit.Kind.HEARTBEAT, micros, null, heartbeatValue, key,
@@ -566,7 +584,7 @@ public final class ShardStreamAssembler implements AutoCloseable {
             }
         }
         txn = null;
-        group = Group.NONE;
+        open = false;
         out.accept(unit);
         if (kind == ShardUnit.Kind.XA_ROLLBACK) {
             BufferedTransaction dropped = prepared.remove(xid);
@@ -583,13 +601,19 @@ public final class ShardStreamAssembler implements AutoCloseable {
             txn.release();
         }
         txn = null;
-        group = Group.NONE;
+        open = false;
     }
 
+    /**
+     * Rows with no transaction open here: the framer opens one for rows outside a transaction, so this is a stream
+     * the assembler joined in the middle of one; the rows are kept, in a transaction of their own.
+     */
     private void requireOpen(String file, long offset) {
-        if (group == Group.NONE) {
+        if (!open) {
+            if (!afterDdl) {
+                log.warn("shard {}: rows at {}:{} with no transaction open; kept as one", shard, file, offset);
+            }
             openGroup(file, offset);
-            group = Group.BEGUN;
         }
     }
 
@@ -632,6 +656,6 @@ public final class ShardStreamAssembler implements AutoCloseable {
     @Override
     public String toString() {
         return "ShardStreamAssembler[shard " + shard + " (" + shardIndex + ") at " + before
-                + (group != Group.NONE ? ", open " + describe() : "") + ", prepared " + prepared.size() + "]";
+                + (open ? ", open " + describe() : "") + ", prepared " + prepared.size() + "]";
     }
 }

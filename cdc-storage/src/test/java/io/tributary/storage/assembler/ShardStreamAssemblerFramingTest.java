@@ -29,9 +29,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The assembler acts on the {@link Boundary} the reader's framer carries with each event (BEGIN, COMMIT, XA END
- * and ROLLBACK without decoding them) and gives exactly the units it gives for the same events built without one
- * (classified from their decoded text): same kinds, keys, positions, xids and buffered events.
+ * The assembler acts on the framing the reader carries with each event ({@link Boundary}, transaction start and end)
+ * and gives exactly the units it gives for the same events built without it (framed by the assembler itself, once):
+ * same kinds, keys, positions, xids and buffered events, on real binlogs of both flavours.
  */
 class ShardStreamAssemblerFramingTest {
 
@@ -82,7 +82,8 @@ class ShardStreamAssemblerFramingTest {
                 Boundary boundary = framed ? framer.frame(b, 0, e.header().typeCode(), e.length() - e.checksumLength()) : null;
                 ShardPosition after = ShardPosition.at(file, e.header().logPos());
                 a.accept(new ShardEvent("s0", e.header().typeCode(), e.header().timestamp(), e.header().serverId(), e.length(),
-                        e.header().logPos(), e.header().flags(), e.checksumLength() > 0, after, after, false, b, boundary));
+                        e.header().logPos(), e.header().flags(), e.checksumLength() > 0, after, after, framed && framer.opened(), framed && framer.ended(), b,
+                        boundary));
             }
             a.close();
             assertThat(buffer.openTransactions()).isZero();

@@ -64,7 +64,8 @@ public final class MergeBenchmark {
     private static final int CHECKSUM = 4;
 
     /** One recorded event: where it is, its header facts, and its boundary as a shard reader's framer gives it. */
-    record Slice(int offset, int length, int type, long logPos, boolean transactionEnd, Boundary boundary) {
+    record Slice(int offset, int length, int type, long logPos, boolean transactionStart, boolean transactionEnd,
+            Boundary boundary) {
     }
 
     /** The generator's bulk load (sysbench prepare) comes first; the OLTP transactions after it are the input. */
@@ -236,7 +237,7 @@ public final class MergeBenchmark {
                         Slice e = slices.get(next[s]++);
                         ShardPosition after = ShardPosition.at(fileName, e.logPos());
                         stage.accept(s, new ShardEvent(names[s], e.type(), 0, 1, e.length(), e.logPos(), 0, true,
-                                after, after, e.transactionEnd(), Unpooled.wrappedBuffer(bytes, e.offset(), e.length()),
+                                after, after, e.transactionStart(), e.transactionEnd(), Unpooled.wrappedBuffer(bytes, e.offset(), e.length()),
                                 e.boundary()));
                         events++;
                         in += e.length();
@@ -315,8 +316,9 @@ public final class MergeBenchmark {
         while (d.hasNext()) {
             BinlogEvent e = d.next();
             if (e.type() == EventType.FORMAT_DESCRIPTION) {
-                out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), false,
-                        framer.frame(all, e.bufferOffset(), e.header().typeCode(), e.length() - CHECKSUM)));
+                Boundary kind = framer.frame(all, e.bufferOffset(), e.header().typeCode(), e.length() - CHECKSUM);
+                out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), false, false,
+                        kind));
                 continue;
             }
             // skip the bulk load: start at the first transaction past skip
@@ -324,9 +326,10 @@ public final class MergeBenchmark {
                 continue;
             }
             started = true;
-            boolean end = e.type() == EventType.XID;
-            out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(), end,
-                    framer.frame(all, e.bufferOffset(), e.header().typeCode(), e.length() - CHECKSUM)));
+            Boundary kind = framer.frame(all, e.bufferOffset(), e.header().typeCode(), e.length() - CHECKSUM);
+            boolean end = framer.ended();
+            out.add(new Slice(e.bufferOffset(), e.length(), e.header().typeCode(), e.header().logPos(),
+                    framer.opened(), end, kind));
             if (end) {
                 lastEnd = out.size();
                 if (e.offset() >= skip + limit) {
