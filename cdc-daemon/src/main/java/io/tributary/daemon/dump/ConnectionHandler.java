@@ -349,11 +349,11 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             }
             case MySqlProtocol.COM_BINLOG_DUMP -> {
                 ComBinlogDump d = ComBinlogDump.decode(in);
+                String fileName = dumpFileName(d.fileName());
                 String gtidState = session.userVariable("slave_connect_state");
-                boolean mariaGtid = context.config().flavor().isMariaDb() && gtidState != null
-                        && (d.fileName() == null || d.fileName().isEmpty());
-                BinlogPosition start = mariaGtid ? null : new BinlogPosition(d.fileName().isEmpty()
-                        ? firstFile() : d.fileName(), Math.max(4, d.position()));
+                boolean mariaGtid = context.config().flavor().isMariaDb() && gtidState != null && fileName.isEmpty();
+                BinlogPosition start = mariaGtid ? null : new BinlogPosition(fileName.isEmpty()
+                        ? firstFile() : fileName, Math.max(4, d.position()));
                 dump(ctx, new DumpRequest(start, mariaGtid ? gtidState : null,
                         (d.flags() & DumpRequest.BINLOG_DUMP_NON_BLOCK) != 0, session.checksumAware(),
                         session.heartbeatPeriod(), d.serverId()));
@@ -366,6 +366,19 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             default -> reply(ctx, MySqlError.ER_UNKNOWN_COM_ERROR.toPacket("Unknown command 0x"
                     + Integer.toHexString(command) + " (the dump server serves queries, ping, quit and binlog dumps)"));
         }
+    }
+
+    /**
+     * The file name of a COM_BINLOG_DUMP as the servers read it: up to the first NUL. Both MySQL and MariaDB
+     * take the name with {@code strlen}, and clients such as zongji send it NUL-terminated
+     * ({@code binlog.000001\0}, or a lone {@code \0} for "no file" before a MariaDB GTID start).
+     */
+    static String dumpFileName(String raw) {
+        if (raw == null) {
+            return "";
+        }
+        int nul = raw.indexOf('\0');
+        return nul < 0 ? raw : raw.substring(0, nul);
     }
 
     private String firstFile() {
