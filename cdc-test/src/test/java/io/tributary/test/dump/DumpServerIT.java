@@ -295,6 +295,65 @@ class DumpServerIT {
                 .isInstanceOfSatisfying(SQLException.class, ex -> assertThat(ex.getErrorCode()).isEqualTo(1045));
     }
 
+    /**
+     * Issue 16: Connector/J's {@code isReadOnly()} (which Flink CDC's connection pool calls) reads
+     * {@code @@session.transaction_read_only} as a number and {@code setReadOnly} sets it; malformed SQL gets 1064
+     * and the connection goes on; {@code KILL} ends a dumping client's connection, an unknown id gets 1094.
+     */
+    @Test
+    void connectorJReadOnlyStateSyntaxErrorsAndKill() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 5);
+        String url = "jdbc:mysql://127.0.0.1:" + server.port() + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true";
+        try (Connection conn = DriverManager.getConnection(url, USER, PASSWORD); Statement st = conn.createStatement()) {
+            assertThat(conn.isReadOnly()).isFalse();
+            conn.setReadOnly(true);
+            assertThat(conn.isReadOnly()).isTrue();
+            conn.setReadOnly(false);
+            assertThat(single(st, "SELECT @@session.transaction_read_only")).isEqualTo("0");
+            assertThatThrownBy(() -> st.execute("SELEC version()"))
+                    .isInstanceOfSatisfying(SQLException.class, ex -> {
+                        assertThat(ex.getErrorCode()).isEqualTo(1064);
+                        assertThat(ex.getSQLState()).isEqualTo("42000");
+                        assertThat(ex.getMessage()).endsWith("near 'SELEC version()' at line 1");
+                    });
+            assertThat(single(st, "SELECT CURRENT_TIMESTAMP")).hasSize(19);
+
+            List<Event> events = new CopyOnWriteArrayList<>();
+            List<Exception> failures = new CopyOnWriteArrayList<>();
+            BinaryLogClient dumping = client(events, failures);
+            dumping.setBinlogFilename("binlog.000001");
+            dumping.setBinlogPosition(4);
+            dumping.connect(10_000);
+            await("the dump started", Duration.ofSeconds(10), () -> count(events, EventType.XID) == 5);
+            assertThatThrownBy(() -> st.execute("KILL 999999"))
+                    .isInstanceOfSatisfying(SQLException.class, ex -> {
+                        assertThat(ex.getErrorCode()).isEqualTo(1094);
+                        assertThat(ex.getMessage()).isEqualTo("Unknown thread id: 999999");
+                    });
+            st.execute("KILL QUERY " + dumping.getConnectionId());
+            await("the killed dump ended", Duration.ofSeconds(10), () -> !dumping.isConnected());
+            await("its connection closed", Duration.ofSeconds(10), () -> server.connectionCount() == 1);
+            assertThat(single(st, "SELECT 1")).isEqualTo("1");
+        }
+    }
+
+    /** Issue 16: the {@code mariadb} client sends Debezium's MariaDB connector's wrapped statement and gets the answer. */
+    @Test
+    void theMariaDbClientGetsSetStatementForAnswered() throws Exception {
+        Path client = Path.of("/usr/bin/mariadb");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(client), client + " is not installed");
+        start(BinlogFlavor.MARIADB, 64 * 1024, "0", 5);
+        Process p = new ProcessBuilder(client.toString(), "--no-defaults", "-h127.0.0.1", "-P" + server.port(), "-u" + USER,
+                "-p" + PASSWORD, "--skip-ssl", "-N", "-B", "-e",
+                "SET STATEMENT max_statement_time=600 FOR SELECT version();"
+                        + " SET STATEMENT max_statement_time=600 FOR SELECT @@global.gtid_binlog_pos, @@tx_read_only")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(out.lines().toList()).containsExactly("10.11.5-MariaDB-tributary", "0-7-5\t0");
+    }
+
     @Test
     void heartbeatsArriveAtTheNegotiatedPeriodWhenIdle() throws Exception {
         start(BinlogFlavor.MYSQL, 64 * 1024, "0", 5);
