@@ -109,14 +109,25 @@ final class QueryResponder {
                 return new Answer.Ok();
             }
         } catch (UnsupportedStatement e) {
-            return unsupported(sql, e.getMessage());
+            return unsupportedOrMalformed(sql, s, e.getMessage());
         } catch (UnknownVariable e) {
             return Answer.error(MySqlError.ER_UNKNOWN_SYSTEM_VARIABLE, "Unknown system variable '" + e.getMessage() + "'");
         }
         if (!SqlText.startsWithStatementKeyword(s)) {
             return parseError(s);
         }
-        return unsupported(sql, null);
+        return unsupportedOrMalformed(sql, s, null);
+    }
+
+    /** A statement outside what is served: 1064 when it is a query or DML statement that does not parse, else 1235. */
+    private static Answer unsupportedOrMalformed(String sql, String normalized, String detail) {
+        if (!SqlSyntax.checks(normalized)) {
+            return unsupported(sql, detail);
+        }
+        return new Answer.Deferred(() -> {
+            Answer syntax = SqlSyntax.error(normalized);
+            return syntax != null ? syntax : unsupported(sql, detail);
+        });
     }
 
     /**
@@ -151,9 +162,15 @@ final class QueryResponder {
 
     /** Error 1064 as MySQL words it, quoting the text from where parsing failed (at most 80 characters). */
     static Answer parseError(String near) {
+        return parseError(near, 1);
+    }
+
+    /** Error 1064 for a failure on {@code line} (1-based) of the statement. */
+    static Answer parseError(String near, int line) {
         String shown = near.length() > 80 ? near.substring(0, 80) : near;
         return Answer.error(MySqlError.ER_PARSE_ERROR, "You have an error in your SQL syntax; check the manual that"
-                + " corresponds to your MySQL server version for the right syntax to use near '" + shown + "' at line 1");
+                + " corresponds to your MySQL server version for the right syntax to use near '" + shown + "' at line "
+                + line);
     }
 
     private static Answer unsupported(String sql, String detail) {

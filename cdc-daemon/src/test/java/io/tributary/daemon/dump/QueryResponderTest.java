@@ -196,7 +196,7 @@ class QueryResponderTest {
             assertThat(value(r.answer("SELECT CURRENT_TIMESTAMP", s))).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
             assertThat(value(r.answer("SELECT NOW(3)", s))).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
             assertThat(value(r.answer("SELECT CURRENT_TIMESTAMP()", s))).hasSize(19);
-            assertThat(code(r.answer("SELECT NOW(9)", s))).isEqualTo(1235);
+            assertThat(code(run(r.answer("SELECT NOW(9)", s)))).isEqualTo(1235);
         }
         try (GlobalBinlogWriter w = open(BinlogFlavor.MARIADB, dir.resolve("mariadb"))) {
             QueryResponder r = responder(BinlogFlavor.MARIADB, w);
@@ -223,7 +223,7 @@ class QueryResponderTest {
 
     /** Issue 16: malformed input gets 1064 with where it went wrong, as a server words it; valid but unserved SQL 1235. */
     @Test
-    void malformedStatementsGetError1064NearWhereTheyGoWrong() {
+    void malformedStatementsGetError1064NearWhereTheyGoWrong() throws Exception {
         QueryResponder r = responder(BinlogFlavor.MYSQL, null);
         DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MYSQL, false);
         assertThat(message(r.answer("SELEC 1", s))).endsWith("near 'SELEC 1' at line 1");
@@ -234,6 +234,11 @@ class QueryResponderTest {
         assertThat(message(r.answer("\u00e9\u00e9\u00e9", s))).contains("error in your SQL syntax");
         assertThat(code(r.answer("  ;", s))).isEqualTo(1065);
         assertThat(code(r.answer("SHOW DATABASES", s))).as("valid, not served").isEqualTo(1235);
+        assertThat(code(run(r.answer("SELECT id FROM shop.orders WHERE id > 3", s)))).as("valid, not served").isEqualTo(1235);
+        assertThat(message(run(r.answer("SELECT id FROM shop.orders WHERE", s))))
+                .as("JSqlParser's failing token").endsWith("near 'WHERE' at line 1");
+        assertThat(message(run(r.answer("SELECT 1\nFROM", s)))).endsWith("near 'FROM' at line 2");
+        assertThat(message(run(r.answer("UPDATE t SET a = 1 WHERE", s)))).endsWith("near '' at line 1");
         assertThat(value(r.answer("SELECT 'it''s'", s))).isEqualTo("it's");
     }
 
