@@ -1,7 +1,8 @@
 // Streams row events from a MySQL/MariaDB binlog server with @vlasky/zongji, as a user's program would, and
 // prints one JSON line per row change: {"op","schema","table","row"} ("row" is the after image of an update).
-// Used by ZongJiIT. Arguments: host port user password mode start rows timeoutMs
-//   mode "file": start is a binlog file name, read from position 4;  mode "gtid": start is a GTID position/set.
+// Used by ZongJiIT. Arguments: host port user password mode start rows timeoutMs schema
+//   mode "file": start is a binlog file name, read from position 4;  mode "gtid": start is a GTID position/set;
+//   schema: the only database whose rows zongji passes on (its includeSchema option).
 // Exits 0 once `rows` row changes were printed and one more second passed quietly (any later row is printed
 // too, so the caller sees duplicates); 2 on a zongji error; 3 on timeout.
 // The package (ESM) is loaded from the node_modules directory named by the ZONGJI_MODULES environment variable.
@@ -10,7 +11,7 @@ import {join} from 'node:path';
 
 const {default: ZongJi} = await import(pathToFileURL(join(process.env.ZONGJI_MODULES, '@vlasky', 'zongji', 'index.js')).href);
 
-const [host, port, user, password, mode, start, rows, timeoutMs] = process.argv.slice(2);
+const [host, port, user, password, mode, start, rows, timeoutMs, schema] = process.argv.slice(2);
 const wanted = Number(rows);
 const zongji = new ZongJi({host, port: Number(port), user, password});
 let printed = 0;
@@ -47,7 +48,11 @@ setTimeout(() => {
   finish(3);
 }, Number(timeoutMs));
 
-const options = {serverId: 4242, includeEvents: ['tablemap', 'writerows', 'updaterows', 'deleterows']};
+const options = {
+  serverId: 4242,
+  includeEvents: ['tablemap', 'writerows', 'updaterows', 'deleterows'],
+  includeSchema: {[schema]: true},
+};
 if (mode === 'file') {
   options.filename = start;
   options.position = 4;

@@ -26,9 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 16: {@code @vlasky/zongji} (Node.js), unmodified, subscribes to the dump port of the daemon over two live
- * MariaDB shards, by file/position (its default: the file name sent NUL-terminated) and by MariaDB GTID (a lone
- * NUL as the file name after {@code SET @slave_connect_state}). It must deliver every row change written on the
- * shards, once, under the logical names ({@code shop_0.orders}, {@code shop_1.orders} -> {@code shop.orders}).
+ * MariaDB shards, on both flavors: by file/position (its default: the file name sent NUL-terminated) and by GTID
+ * (MariaDB: a lone NUL as the file name after {@code SET @slave_connect_state}; MySQL: COM_BINLOG_DUMP_GTID from
+ * {@code @@gtid_executed}). It must deliver every row change written on the shards, once, under the logical
+ * names ({@code shop_0.orders}, {@code shop_1.orders} -> {@code shop.orders}). The two runs share the shards,
+ * each with its own database and daemon.
  *
  * <p>Needs {@code node} and {@code npm}; the package is installed into {@code ~/.cache/tributary/npm/zongji}
  * (never into the repository). Without node, npm or a reachable npm registry the test reports itself skipped
@@ -82,66 +84,77 @@ class ZongJiIT {
         }
     }
 
-    @Test
-    void zongJiReadsTheRowsOfLiveShardsByFilePositionAndByMariaDbGtid(ShardCluster shards) throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} flavor")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"mariadb", "mysql"})
+    void zongJiReadsTheRowsOfLiveShardsByFilePositionAndByGtid(String flavor, ShardCluster shards) throws Exception {
         installZongJi();
-        try (DaemonProcess daemon = DaemonProcess.builder(shards.infos(), dir).flavor("mariadb").start()) {
+        boolean maria = flavor.equals("mariadb");
+        String db = "shop" + (maria ? "" : "_my");
+        try (DaemonProcess daemon = DaemonProcess.builder(shards.infos(), dir.resolve(flavor)).flavor(flavor)
+                .readerIdBlock(maria ? 0 : 1).start()) {
             List<String> expected = new ArrayList<>();
             for (int shard = 0; shard < 2; shard++) {
                 try (Connection c = shards.info(shard).openAdminConnection(); Statement st = c.createStatement()) {
-                    st.execute("CREATE DATABASE shop_" + shard);
-                    st.execute("CREATE TABLE shop_" + shard + ".orders (id INT PRIMARY KEY, note VARCHAR(100), qty INT)");
+                    st.execute("CREATE DATABASE " + db + "_" + shard);
+                    st.execute("CREATE TABLE " + db + "_" + shard + ".orders (id INT PRIMARY KEY, note VARCHAR(100), qty INT)");
                     for (int i = 1; i <= 20; i++) {
                         int id = shard * 1000 + i;
-                        st.execute("INSERT INTO shop_" + shard + ".orders VALUES (" + id + ", 'order " + id + "', " + i + ")");
-                        expected.add("WriteRows shop.orders " + id + " order " + id);
+                        st.execute("INSERT INTO " + db + "_" + shard + ".orders VALUES (" + id + ", 'order " + id + "', " + i + ")");
+                        expected.add("WriteRows " + db + ".orders " + id + " order " + id);
                     }
-                    st.execute("UPDATE shop_" + shard + ".orders SET note = CONCAT(note, ' paid') WHERE MOD(id, 1000) % 5 = 0");
+                    st.execute("UPDATE " + db + "_" + shard + ".orders SET note = CONCAT(note, ' paid') WHERE MOD(id, 1000) % 5 = 0");
                     for (int i = 5; i <= 20; i += 5) {
                         int id = shard * 1000 + i;
-                        expected.add("UpdateRows shop.orders " + id + " order " + id + " paid");
+                        expected.add("UpdateRows " + db + ".orders " + id + " order " + id + " paid");
                     }
-                    st.execute("DELETE FROM shop_" + shard + ".orders WHERE MOD(id, 1000) % 7 = 0");
+                    st.execute("DELETE FROM " + db + "_" + shard + ".orders WHERE MOD(id, 1000) % 7 = 0");
                     for (int i = 7; i <= 20; i += 7) {
                         int id = shard * 1000 + i;
-                        expected.add("DeleteRows shop.orders " + id + " order " + id);
+                        expected.add("DeleteRows " + db + ".orders " + id + " order " + id);
                     }
                 }
             }
-            List<String> byFile = zongji(daemon, "file", "binlog.000001", expected.size());
+            List<String> byFile = zongji(daemon, "file", "binlog.000001", expected.size(), db);
             assertThat(byFile).as("every row change once, under the logical names")
                     .containsExactlyInAnyOrderElementsOf(expected);
 
             String gtidPos;
-            try (Connection c = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + daemon.dumpPort() + "/",
+            try (Connection c = DriverManager.getConnection(maria ? "jdbc:mariadb://127.0.0.1:" + daemon.dumpPort() + "/"
+                    : "jdbc:mysql://127.0.0.1:" + daemon.dumpPort() + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true",
                     DaemonProcess.DUMP_USER, DaemonProcess.DUMP_PASSWORD);
-                 Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT @@global.gtid_binlog_pos")) {
+                 Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery(maria ? "SELECT @@global.gtid_binlog_pos" : "SELECT @@global.gtid_executed")) {
                 assertThat(rs.next()).isTrue();
                 gtidPos = rs.getString(1);
             }
-            assertThat(gtidPos).matches("\\d+-\\d+-\\d+");
+            assertThat(gtidPos).matches(maria ? "\\d+-\\d+-\\d+" : "[0-9a-f-]{36}:1-\\d+");
             List<String> later = new ArrayList<>();
             for (int shard = 0; shard < 2; shard++) {
                 try (Connection c = shards.info(shard).openAdminConnection(); Statement st = c.createStatement()) {
                     for (int i = 21; i <= 30; i++) {
                         int id = shard * 1000 + i;
-                        st.execute("INSERT INTO shop_" + shard + ".orders VALUES (" + id + ", 'late " + id + "', " + i + ")");
-                        later.add("WriteRows shop.orders " + id + " late " + id);
+                        st.execute("INSERT INTO " + db + "_" + shard + ".orders VALUES (" + id + ", 'late " + id + "', " + i + ")");
+                        later.add("WriteRows " + db + ".orders " + id + " late " + id);
                     }
                 }
             }
-            List<String> byGtid = zongji(daemon, "gtid", gtidPos, later.size());
+            List<String> byGtid = zongji(daemon, "gtid", gtidPos, later.size(), db);
             assertThat(byGtid).as("the row changes after GTID position %s, once", gtidPos)
                     .containsExactlyInAnyOrderElementsOf(later);
         }
     }
 
-    /** Runs stream.mjs until it printed {@code rows} row changes (and a quiet second); each as "op schema.table id note". */
-    private List<String> zongji(DaemonProcess daemon, String mode, String start, int rows) throws Exception {
+    /**
+     * Runs stream.mjs until it printed {@code rows} row changes of the logical database {@code schema} (and a quiet
+     * second); each as "op schema.table id note". Rows under any other name (a physical {@code shop_0}) are not
+     * counted, so such a stream times out.
+     */
+    private List<String> zongji(DaemonProcess daemon, String mode, String start, int rows, String schema)
+            throws Exception {
         Path script = script();
         ProcessBuilder pb = new ProcessBuilder("node", script.toString(), "127.0.0.1",
                 Integer.toString(daemon.dumpPort()), DaemonProcess.DUMP_USER, DaemonProcess.DUMP_PASSWORD, mode, start,
-                Integer.toString(rows), "60000").redirectError(dir.resolve("zongji-" + mode + ".err").toFile());
+                Integer.toString(rows), "60000", schema).redirectError(dir.resolve("zongji-" + mode + ".err").toFile());
         pb.environment().put("ZONGJI_MODULES", modules.toString());
         Process node = pb.start();
         String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
