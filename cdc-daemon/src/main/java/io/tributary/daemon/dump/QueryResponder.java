@@ -27,9 +27,14 @@ import java.util.regex.Pattern;
 
 /**
  * Answers the statements replicas and CDC clients send before dumping (see PROTOCOL-NOTES.md, "What clients
- * send before dumping"): {@code SELECT} of system and user variables and a few functions, {@code SET} of user
- * and session variables, and the {@code SHOW} statements about variables, status and binary logs. Anything
- * else gets an ERR packet naming the statement (error 1235, "not supported").
+ * send before dumping"): {@code SELECT} of system and user variables and a few functions ({@code NOW(n)},
+ * {@code CURRENT_TIMESTAMP}, ...), {@code SET} of user and session variables (and {@code SET SESSION TRANSACTION
+ * READ ONLY}), the {@code SHOW} statements about variables ({@code LIKE} or {@code WHERE Variable_name ...}),
+ * status and binary logs, MariaDB's {@code SET STATEMENT ... FOR <statement>} (the inner statement is answered)
+ * and {@code KILL} (carried out by the connection, {@link Answer.Kill}). Boolean variables select as 1/0 and
+ * show as ON/OFF, as on a server. Malformed input gets error 1064 quoting where it goes wrong (queries and DML
+ * are checked by JSqlParser, {@link SqlSyntax}; the rest by {@link SqlText}); anything else valid gets an ERR
+ * packet naming the statement (error 1235, "not supported").
  *
  * <p>The daemon's live settings ({@link LiveVariables}) appear among the variables ({@code SHOW VARIABLES LIKE
  * 'storage%'}, {@code SELECT @@`storage.persist.mode`}); an admin account changes one with

@@ -7,17 +7,29 @@ import java.util.regex.Pattern;
 
 /**
  * The small amount of SQL text handling the dump server needs: comment and terminator removal, splitting
- * at top-level commas, string literals, and LIKE patterns. Stateless.
+ * at top-level commas, string literals, LIKE patterns, and the syntax errors found without a grammar (unbalanced
+ * quotes or parentheses, a first word no statement begins with). Stateless.
  */
 final class SqlText {
     private static final Pattern COMMENT = Pattern.compile("/\\*.*?\\*/", Pattern.DOTALL);
+    /** A versioned comment, {@code /*!40101 SET NAMES utf8 *}{@code /} (MariaDB also {@code /*M!...}): servers run its text. */
+    private static final Pattern EXECUTABLE_COMMENT = Pattern.compile("/\\*M?!\\d*(.*?)\\*/", Pattern.DOTALL);
+    /** The words a MySQL or MariaDB statement can begin with; any other first word is a syntax error (1064). */
+    private static final java.util.Set<String> STATEMENT_KEYWORDS = java.util.Set.of("ALTER", "ANALYZE", "BEGIN",
+            "BINLOG", "CACHE", "CALL", "CHANGE", "CHECK", "CHECKSUM", "CLONE", "COMMIT", "CREATE", "DEALLOCATE",
+            "DECLARE", "DELETE", "DESC", "DESCRIBE", "DO", "DROP", "EXECUTE", "EXPLAIN", "FLUSH", "GET", "GRANT",
+            "HANDLER", "HELP", "IMPORT", "INSERT", "INSTALL", "KILL", "LOAD", "LOCK", "OPTIMIZE", "PREPARE", "PURGE",
+            "RELEASE", "RENAME", "REPAIR", "REPLACE", "RESET", "RESIGNAL", "RESTART", "REVOKE", "ROLLBACK",
+            "SAVEPOINT", "SELECT", "SET", "SHOW", "SHUTDOWN", "SIGNAL", "START", "STOP", "TABLE", "TRUNCATE",
+            "UNINSTALL", "UNLOCK", "UPDATE", "USE", "VALUES", "WITH", "XA");
 
     private SqlText() {
     }
 
-    /** The statement without comments, surrounding blanks and trailing semicolons. */
+    /** The statement without comments (the text of versioned ones kept), surrounding blanks and trailing semicolons. */
     static String normalize(String sql) {
-        String s = COMMENT.matcher(sql).replaceAll(" ").strip();
+        String s = EXECUTABLE_COMMENT.matcher(sql).replaceAll(m -> java.util.regex.Matcher.quoteReplacement(" " + m.group(1) + " "));
+        s = COMMENT.matcher(s).replaceAll(" ").strip();
         while (s.endsWith(";")) {
             s = s.substring(0, s.length() - 1).strip();
         }
@@ -113,15 +125,6 @@ final class SqlText {
         }
         return depth > 0 ? "" : null;
     }
-
-    /** The words a MySQL or MariaDB statement can begin with; any other first word is a syntax error (1064). */
-    private static final java.util.Set<String> STATEMENT_KEYWORDS = java.util.Set.of("ALTER", "ANALYZE", "BEGIN",
-            "BINLOG", "CACHE", "CALL", "CHANGE", "CHECK", "CHECKSUM", "CLONE", "COMMIT", "CREATE", "DEALLOCATE",
-            "DECLARE", "DELETE", "DESC", "DESCRIBE", "DO", "DROP", "EXECUTE", "EXPLAIN", "FLUSH", "GET", "GRANT",
-            "HANDLER", "HELP", "IMPORT", "INSERT", "INSTALL", "KILL", "LOAD", "LOCK", "OPTIMIZE", "PREPARE", "PURGE",
-            "RELEASE", "RENAME", "REPAIR", "REPLACE", "RESET", "RESIGNAL", "RESTART", "REVOKE", "ROLLBACK",
-            "SAVEPOINT", "SELECT", "SET", "SHOW", "SHUTDOWN", "SIGNAL", "START", "STOP", "TABLE", "TRUNCATE",
-            "UNINSTALL", "UNLOCK", "UPDATE", "USE", "VALUES", "WITH", "XA");
 
     /** Whether {@code s} begins with a word a statement can begin with (or a parenthesis, as a query can). */
     static boolean startsWithStatementKeyword(String s) {
