@@ -24,6 +24,13 @@ sealed interface Answer {
     record Error(ErrPacket packet) implements Answer {
     }
 
+    /**
+     * {@code KILL [CONNECTION | QUERY] id}: the connection handler ends connection {@code id} (or the dump it is
+     * running) when it exists and the user may, else error 1094 / 1095.
+     */
+    record Kill(long connectionId, boolean queryOnly) implements Answer {
+    }
+
     /** Work that reads files: run off the event loop, then answered. */
     record Deferred(Callable<Answer> work) implements Answer {
     }

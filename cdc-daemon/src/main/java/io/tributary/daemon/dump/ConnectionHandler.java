@@ -62,6 +62,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private static final byte FAST_AUTH_SUCCESS = 3;
     private static final byte PERFORM_FULL_AUTHENTICATION = 4;
     private static final byte REQUEST_PUBLIC_KEY = 2;
+    private static final int ER_NO_SUCH_THREAD = 1094;
+    private static final int ER_KILL_DENIED_ERROR = 1095;
 
     enum State { GREETED, AUTH_SWITCHED, SHA2_FULL, SHA2_RSA, COMMANDS, DUMPING, CLOSED }
 
@@ -127,6 +129,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                     ctx.channel().remoteAddress());
         }
         state = State.CLOSED;
+        context.connections().closed(connectionId);
         context.connections().subscriberEnded(ctx.channel());
         if (streaming != null) {
             streaming.cancel(true);
@@ -291,6 +294,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private void authenticated(ChannelHandlerContext ctx) {
         state = State.COMMANDS;
         session.admin = context.authenticator().isAdmin(user);
+        context.connections().loggedIn(connectionId, user, ctx.channel());
         send(ctx, OkPacket.EMPTY);
         ctx.flush();
         scheduleIdleCheck(ctx, context.config().idleTimeout().toNanos());
@@ -349,11 +353,11 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             }
             case MySqlProtocol.COM_BINLOG_DUMP -> {
                 ComBinlogDump d = ComBinlogDump.decode(in);
+                String fileName = dumpFileName(d.fileName());
                 String gtidState = session.userVariable("slave_connect_state");
-                boolean mariaGtid = context.config().flavor().isMariaDb() && gtidState != null
-                        && (d.fileName() == null || d.fileName().isEmpty());
-                BinlogPosition start = mariaGtid ? null : new BinlogPosition(d.fileName().isEmpty()
-                        ? firstFile() : d.fileName(), Math.max(4, d.position()));
+                boolean mariaGtid = context.config().flavor().isMariaDb() && gtidState != null && fileName.isEmpty();
+                BinlogPosition start = mariaGtid ? null : new BinlogPosition(fileName.isEmpty()
+                        ? firstFile() : fileName, Math.max(4, d.position()));
                 dump(ctx, new DumpRequest(start, mariaGtid ? gtidState : null,
                         (d.flags() & DumpRequest.BINLOG_DUMP_NON_BLOCK) != 0, session.checksumAware(),
                         session.heartbeatPeriod(), d.serverId()));
@@ -366,6 +370,19 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             default -> reply(ctx, MySqlError.ER_UNKNOWN_COM_ERROR.toPacket("Unknown command 0x"
                     + Integer.toHexString(command) + " (the dump server serves queries, ping, quit and binlog dumps)"));
         }
+    }
+
+    /**
+     * The file name of a COM_BINLOG_DUMP as the servers read it: up to the first NUL. Both MySQL and MariaDB
+     * take the name with {@code strlen}, and clients such as zongji send it NUL-terminated
+     * ({@code binlog.000001\0}, or a lone {@code \0} for "no file" before a MariaDB GTID start).
+     */
+    static String dumpFileName(String raw) {
+        if (raw == null) {
+            return "";
+        }
+        int nul = raw.indexOf('\0');
+        return nul < 0 ? raw : raw.substring(0, nul);
     }
 
     private String firstFile() {
@@ -439,9 +456,43 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             ctx.flush();
         } else if (a instanceof Answer.Ok) {
             reply(ctx, OkPacket.EMPTY);
+        } else if (a instanceof Answer.Kill k) {
+            kill(ctx, k);
         } else {
             throw new IllegalStateException("deferred answers are run before answering");
         }
+    }
+
+    /**
+     * {@code KILL [CONNECTION | QUERY] id}, as a server does it: an unknown id gets error 1094, another user's
+     * connection error 1095 (unless an admin asks). KILL closes the connection; KILL QUERY ends a running dump
+     * (with its connection, as a server's dump thread ends) and is a no-op on a connection between statements.
+     * Killing one's own connection closes it without an answer.
+     */
+    private void kill(ChannelHandlerContext ctx, Answer.Kill k) {
+        DumpConnections.Client target = context.connections().client(k.connectionId());
+        if (target == null) {
+            reply(ctx, new ErrPacket(ER_NO_SUCH_THREAD, "HY000", "Unknown thread id: " + k.connectionId()));
+            return;
+        }
+        if (!target.user().equals(user) && !session.admin) {
+            reply(ctx, new ErrPacket(ER_KILL_DENIED_ERROR, "HY000", "You are not owner of thread " + k.connectionId()));
+            return;
+        }
+        boolean self = target.id() == connectionId;
+        if (k.queryOnly() && (self || !context.connections().isDumping(target.channel()))) {
+            reply(ctx, OkPacket.EMPTY);
+            return;
+        }
+        LOG.info("dump connection {} ({}@{}): killed by connection {} ({})", target.id(), target.user(),
+                target.channel().remoteAddress(), connectionId, user);
+        if (self) {
+            state = State.CLOSED;
+            ctx.close();
+            return;
+        }
+        target.channel().close();
+        reply(ctx, OkPacket.EMPTY);
     }
 
     private void reply(ChannelHandlerContext ctx, MySqlMessage m) {

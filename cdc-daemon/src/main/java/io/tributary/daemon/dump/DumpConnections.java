@@ -3,6 +3,7 @@ package io.tributary.daemon.dump;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,6 +16,11 @@ final class DumpConnections {
     private final int max;
     private final AtomicInteger open = new AtomicInteger();
     private final Set<Channel> dumping = ConcurrentHashMap.newKeySet();
+    private final Map<Long, Client> clients = new ConcurrentHashMap<>();
+
+    /** A logged-in connection, as {@code KILL} finds it. */
+    record Client(long id, String user, Channel channel) {
+    }
 
     DumpConnections(int max) {
         this.max = max;
@@ -32,6 +38,24 @@ final class DumpConnections {
     /** An admitted connection closed. */
     void release() {
         open.decrementAndGet();
+    }
+
+    /** Connection {@code id} of {@code user} logged in. */
+    void loggedIn(long id, String user, Channel channel) {
+        clients.put(id, new Client(id, user, channel));
+    }
+
+    void closed(long id) {
+        clients.remove(id);
+    }
+
+    /** The logged-in connection {@code id}; null when there is none. */
+    Client client(long id) {
+        return clients.get(id);
+    }
+
+    boolean isDumping(Channel channel) {
+        return dumping.contains(channel);
     }
 
     void subscriberStarted(Channel channel) {

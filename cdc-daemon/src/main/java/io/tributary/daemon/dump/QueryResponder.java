@@ -13,6 +13,7 @@ import io.tributary.storage.binlog.BinlogPosition;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -26,9 +27,14 @@ import java.util.regex.Pattern;
 
 /**
  * Answers the statements replicas and CDC clients send before dumping (see PROTOCOL-NOTES.md, "What clients
- * send before dumping"): {@code SELECT} of system and user variables and a few functions, {@code SET} of user
- * and session variables, and the {@code SHOW} statements about variables, status and binary logs. Anything
- * else gets an ERR packet naming the statement (error 1235, "not supported").
+ * send before dumping"): {@code SELECT} of system and user variables and a few functions ({@code NOW(n)},
+ * {@code CURRENT_TIMESTAMP}, ...), {@code SET} of user and session variables (and {@code SET SESSION TRANSACTION
+ * READ ONLY}), the {@code SHOW} statements about variables ({@code LIKE} or {@code WHERE Variable_name ...}),
+ * status and binary logs, MariaDB's {@code SET STATEMENT ... FOR <statement>} (the inner statement is answered)
+ * and {@code KILL} (carried out by the connection, {@link Answer.Kill}). Boolean variables select as 1/0 and
+ * show as ON/OFF, as on a server. Malformed input gets error 1064 quoting where it goes wrong (queries and DML
+ * are checked by JSqlParser, {@link SqlSyntax}; the rest by {@link SqlText}); anything else valid gets an ERR
+ * packet naming the statement (error 1235, "not supported").
  *
  * <p>The daemon's live settings ({@link LiveVariables}) appear among the variables ({@code SHOW VARIABLES LIKE
  * 'storage%'}, {@code SELECT @@`storage.persist.mode`}); an admin account changes one with
@@ -41,6 +47,7 @@ import java.util.regex.Pattern;
  */
 final class QueryResponder {
     static final int ER_NOT_SUPPORTED_YET = 1235;
+    static final int ER_EMPTY_QUERY = 1065;
     private static final Pattern ALIAS = Pattern.compile("(?is)^(.*?[^\\s])\\s+(?:AS\\s+)?([`'\"]?)([A-Za-z0-9_$@.]+)\\2$");
     private static final Pattern FUNCTION = Pattern.compile("(?is)^([A-Za-z_][A-Za-z0-9_]*)\\s*\\((.*)\\)$");
     private static final Pattern NUMBER = Pattern.compile("^[+-]?\\d+(\\.\\d+)?$");
@@ -49,6 +56,15 @@ final class QueryResponder {
             "(?is)^SHOW\\s+(GLOBAL\\s+|SESSION\\s+|LOCAL\\s+)?(VARIABLES|STATUS)(\\s+LIKE\\s+('.*'|\".*\"))?$");
     private static final Pattern SHOW_EVENTS = Pattern.compile(
             "(?is)^SHOW\\s+BINLOG\\s+EVENTS(\\s+IN\\s+('[^']*'|\"[^\"]*\"))?(\\s+FROM\\s+(\\d+))?(\\s+LIMIT\\s+(\\d+)(\\s*,\\s*(\\d+))?)?$");
+    private static final Pattern SHOW_WHERE = Pattern.compile(
+            "(?is)^SHOW\\s+(GLOBAL\\s+|SESSION\\s+|LOCAL\\s+)?(VARIABLES|STATUS)\\s+WHERE\\s+(.+)$");
+    private static final Pattern WHERE_CONDITION = Pattern.compile(
+            "(?is)^`?(Variable_name)`?\\s*(=|LIKE|IN)\\s*(.+)$");
+    private static final Pattern SET_SESSION_TRANSACTION = Pattern.compile(
+            "(?is)^(?:SESSION|LOCAL|GLOBAL)\\s+TRANSACTION\\s+(.+)$");
+    private static final Pattern SET_STATEMENT = Pattern.compile("(?is)^SET\\s+STATEMENT\\s+");
+    private static final Pattern ASSIGNMENT = Pattern.compile("(?is)^`?[A-Za-z_][A-Za-z0-9_$]*`?\\s*=\\s*\\S.*$");
+    private static final Pattern KILL = Pattern.compile("(?is)^KILL\\s+(CONNECTION\\s+|QUERY\\s+)?(\\d{1,18})$");
     private static final int MAX_SHOWN_EVENTS = 10_000;
 
     private final ServerVariables variables;
@@ -67,8 +83,24 @@ final class QueryResponder {
 
     Answer answer(String sql, DumpSession session) {
         String s = SqlText.normalize(sql);
+        if (s.isEmpty()) {
+            return new Answer.Error(new ErrPacket(ER_EMPTY_QUERY, "42000", "Query was empty"));
+        }
+        String syntax = SqlText.syntaxError(s);
+        if (syntax != null) {
+            return parseError(syntax);
+        }
         String upper = s.toUpperCase(Locale.ROOT);
+        if (SET_STATEMENT.matcher(s).lookingAt()) {
+            return setStatement(s, session);
+        }
         try {
+            if (KILL.matcher(s).matches()) {
+                Matcher k = KILL.matcher(s);
+                k.matches();
+                return new Answer.Kill(Long.parseLong(k.group(2)), k.group(1) != null
+                        && k.group(1).strip().equalsIgnoreCase("QUERY"));
+            }
             if (upper.startsWith("SELECT")) {
                 return select(s, session);
             }
@@ -82,11 +114,68 @@ final class QueryResponder {
                 return new Answer.Ok();
             }
         } catch (UnsupportedStatement e) {
-            return unsupported(sql, e.getMessage());
+            return unsupportedOrMalformed(sql, s, e.getMessage());
         } catch (UnknownVariable e) {
             return Answer.error(MySqlError.ER_UNKNOWN_SYSTEM_VARIABLE, "Unknown system variable '" + e.getMessage() + "'");
         }
-        return unsupported(sql, null);
+        if (!SqlText.startsWithStatementKeyword(s)) {
+            return parseError(s);
+        }
+        return unsupportedOrMalformed(sql, s, null);
+    }
+
+    /** A statement outside what is served: 1064 when it is a query or DML statement that does not parse, else 1235. */
+    private static Answer unsupportedOrMalformed(String sql, String normalized, String detail) {
+        if (!SqlSyntax.checks(normalized)) {
+            return unsupported(sql, detail);
+        }
+        return new Answer.Deferred(() -> {
+            Answer syntax = SqlSyntax.error(normalized);
+            return syntax != null ? syntax : unsupported(sql, detail);
+        });
+    }
+
+    /**
+     * MariaDB's {@code SET STATEMENT var=value[, var=value...] FOR <statement>} (Debezium's MariaDB connector wraps
+     * every statement so): the variables only last for the statement, and none changes what the dump server
+     * answers, so the statement is answered as if sent alone. MySQL has no such statement: error 1064 there, as
+     * MySQL 8.0 answers.
+     */
+    private Answer setStatement(String s, DumpSession session) {
+        if (!variables.flavor().isMariaDb()) {
+            return parseError(s.substring(4).strip());
+        }
+        Matcher m = SET_STATEMENT.matcher(s);
+        m.lookingAt();
+        String rest = s.substring(m.end());
+        int forAt = SqlText.indexOfKeyword(rest, "FOR");
+        if (forAt < 0) {
+            return parseError(rest.isEmpty() ? "" : rest);
+        }
+        String assignments = rest.substring(0, forAt).strip();
+        for (String assignment : SqlText.splitTopLevel(assignments, ',')) {
+            if (!ASSIGNMENT.matcher(assignment).matches()) {
+                return parseError(assignment + rest.substring(rest.indexOf(assignment) + assignment.length()));
+            }
+        }
+        String inner = rest.substring(forAt + 3).strip();
+        if (inner.isEmpty()) {
+            return parseError("");
+        }
+        return answer(inner, session);
+    }
+
+    /** Error 1064 as MySQL words it, quoting the text from where parsing failed (at most 80 characters). */
+    static Answer parseError(String near) {
+        return parseError(near, 1);
+    }
+
+    /** Error 1064 for a failure on {@code line} (1-based) of the statement. */
+    static Answer parseError(String near, int line) {
+        String shown = near.length() > 80 ? near.substring(0, 80) : near;
+        return Answer.error(MySqlError.ER_PARSE_ERROR, "You have an error in your SQL syntax; check the manual that"
+                + " corresponds to your MySQL server version for the right syntax to use near '" + shown + "' at line "
+                + line);
     }
 
     private static Answer unsupported(String sql, String detail) {
@@ -164,6 +253,8 @@ final class QueryResponder {
             if (v == null) {
                 String key = liveKey(name.replace("`", ""));
                 v = key == null ? null : live.values().get(key);
+            } else {
+                v = ServerVariables.asSelected(name, v);
             }
             if (v == null) {
                 throw new UnknownVariable(name);
@@ -172,6 +263,22 @@ final class QueryResponder {
         }
         if (e.startsWith("@")) {
             return session.userVariable(SqlText.unbacktick(e.substring(1)));
+        }
+        switch (e.toUpperCase(Locale.ROOT)) {
+            case "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP" -> {
+                return now(0);
+            }
+            case "CURRENT_DATE" -> {
+                return LocalDate.now().toString();
+            }
+            case "CURRENT_TIME" -> {
+                return now(0).substring(11);
+            }
+            case "CURRENT_USER" -> {
+                return session.user + "@%";
+            }
+            default -> {
+            }
         }
         Matcher f = FUNCTION.matcher(e);
         if (f.matches()) {
@@ -185,8 +292,11 @@ final class QueryResponder {
         return switch (name) {
             case "VERSION" -> variables.get("version", snap, session, true);
             case "UNIX_TIMESTAMP" -> Long.toString(System.currentTimeMillis() / 1000);
-            case "NOW", "CURRENT_TIMESTAMP", "SYSDATE" ->
-                    LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+            case "NOW", "CURRENT_TIMESTAMP", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP" -> now(precision(name, args, session, snap));
+            case "UTC_TIMESTAMP" -> LocalDateTime.now(java.time.ZoneOffset.UTC).format(DateTimeFormatter.ofPattern(
+                    "yyyy-MM-dd HH:mm:ss"));
+            case "CURDATE", "CURRENT_DATE" -> LocalDate.now().toString();
+            case "CURTIME", "CURRENT_TIME" -> now(precision(name, args, session, snap)).substring(11);
             case "DATABASE", "SCHEMA" -> null;
             case "USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER" -> session.user + "@%";
             case "CONNECTION_ID" -> Long.toString(session.connectionId);
@@ -206,6 +316,24 @@ final class QueryResponder {
             case "GTID_SUBTRACT" -> gtidSubtract(eval(args.get(0), session, snap), eval(args.get(1), session, snap));
             default -> throw new UnsupportedStatement("function " + name + "() is not served");
         };
+    }
+
+    /** The time now as DATETIME prints it, with {@code digits} (0-6) fractional digits. */
+    private static String now(int digits) {
+        String pattern = "yyyy-MM-dd HH:mm:ss" + (digits == 0 ? "" : "." + "S".repeat(digits));
+        return LocalDateTime.now().format(DateTimeFormatter.ofPattern(pattern));
+    }
+
+    /** The fractional-second precision argument of NOW(n) and the like: 0 to 6. */
+    private int precision(String function, List<String> args, DumpSession session, BinlogSnapshot snap) {
+        if (args.isEmpty()) {
+            return 0;
+        }
+        String v = args.size() == 1 ? eval(args.get(0), session, snap) : null;
+        if (v == null || !v.matches("\\d") || Integer.parseInt(v) > 6) {
+            throw new UnsupportedStatement(function + "() takes one precision from 0 to 6, got " + args);
+        }
+        return Integer.parseInt(v);
     }
 
     /** MariaDB's {@code binlog_gtid_pos(file, pos)}: the GTID position of a file/position, NULL if unknown. */
@@ -284,6 +412,16 @@ final class QueryResponder {
             return new Answer.Ok();
         }
         if (upper.startsWith("TRANSACTION ")) {
+            return new Answer.Ok(); // the next transaction only: there is none here
+        }
+        Matcher tx = SET_SESSION_TRANSACTION.matcher(s);
+        if (tx.matches()) {
+            // Connector/J's setReadOnly(): the session's transaction_read_only (tx_read_only on MariaDB 10.11)
+            String access = tx.group(1).toUpperCase(Locale.ROOT);
+            if (access.contains("READ ONLY") || access.contains("READ WRITE")) {
+                String name = variables.flavor().isMariaDb() ? "tx_read_only" : "transaction_read_only";
+                session.setSessionVariable(name, access.contains("READ ONLY") ? "1" : "0");
+            }
             return new Answer.Ok();
         }
         BinlogSnapshot snap = snapshot();
@@ -397,17 +535,25 @@ final class QueryResponder {
     private Answer show(String s, DumpSession session) {
         String words = s.toUpperCase(Locale.ROOT).replaceAll("\\s+", " ");
         Matcher like = SHOW_LIKE.matcher(s);
-        if (like.matches()) {
-            boolean global = like.group(1) != null && like.group(1).strip().equalsIgnoreCase("GLOBAL");
-            String pattern = like.group(4) == null ? "%" : SqlText.unquote(like.group(4));
-            Map<String, String> source = like.group(2).equalsIgnoreCase("VARIABLES")
+        Matcher where = SHOW_WHERE.matcher(s);
+        if (like.matches() || where.matches()) {
+            Matcher m = like.matches() ? like : where;
+            boolean global = m.group(1) != null && m.group(1).strip().equalsIgnoreCase("GLOBAL");
+            java.util.function.Predicate<String> wanted;
+            if (m == like) {
+                String pattern = like.group(4) == null ? "%" : SqlText.unquote(like.group(4));
+                wanted = k -> SqlText.like(k, pattern);
+            } else {
+                wanted = whereVariableName(where.group(3));
+            }
+            Map<String, String> source = m.group(2).equalsIgnoreCase("VARIABLES")
                     ? withLive(variables.all(snapshot())) : Map.of("Ssl_version", "", "Ssl_cipher", "",
                     "Rpl_semi_sync_master_status", "OFF", "Rpl_semi_sync_source_status", "OFF", "Uptime", "1");
             List<List<String>> rows = new ArrayList<>();
             new java.util.TreeMap<>(source).forEach((k, v) -> {
-                if (SqlText.like(k, pattern)) {
+                if (wanted.test(k)) {
                     String shown = global ? v : java.util.Objects.requireNonNullElse(session.sessionVariable(k), v);
-                    rows.add(java.util.Arrays.asList(k, shown));
+                    rows.add(java.util.Arrays.asList(k, ServerVariables.asShown(k, shown)));
                 }
             });
             return Answer.rows(List.of("Variable_name", "Value"), rows);
@@ -439,6 +585,64 @@ final class QueryResponder {
             return new Answer.Deferred(() -> binlogEvents(file, from, offset, Math.min(limit, MAX_SHOWN_EVENTS)));
         }
         throw new UnsupportedStatement(null);
+    }
+
+    /**
+     * The {@code WHERE} of {@code SHOW VARIABLES WHERE ...} as clients write it: conditions on {@code Variable_name}
+     * ({@code = 'x'}, {@code LIKE 'x%'}, {@code IN ('x', 'y')}) joined by {@code OR}. Names compare
+     * case-insensitively, as on a server (utf8 general collation).
+     */
+    private static java.util.function.Predicate<String> whereVariableName(String condition) {
+        java.util.function.Predicate<String> any = k -> false;
+        for (String part : splitOr(condition)) {
+            String cond = part.strip();
+            while (cond.startsWith("(") && cond.endsWith(")")
+                    && SqlText.syntaxError(cond.substring(1, cond.length() - 1)) == null) {
+                cond = cond.substring(1, cond.length() - 1).strip();
+            }
+            Matcher c = WHERE_CONDITION.matcher(cond);
+            if (!c.matches()) {
+                throw new UnsupportedStatement("only conditions on Variable_name (=, LIKE, IN) are served in WHERE");
+            }
+            String op = c.group(2).toUpperCase(Locale.ROOT);
+            String operand = c.group(3).strip();
+            java.util.function.Predicate<String> one;
+            if (op.equals("IN")) {
+                if (!operand.startsWith("(") || !operand.endsWith(")")) {
+                    throw new UnsupportedStatement("IN expects a list in parentheses");
+                }
+                List<String> names = new ArrayList<>();
+                for (String item : SqlText.splitTopLevel(operand.substring(1, operand.length() - 1), ',')) {
+                    names.add(literal(item));
+                }
+                one = k -> names.stream().anyMatch(k::equalsIgnoreCase);
+            } else {
+                String value = literal(operand);
+                one = op.equals("=") ? k -> k.equalsIgnoreCase(value) : k -> SqlText.like(k, value);
+            }
+            any = any.or(one);
+        }
+        return any;
+    }
+
+    private static List<String> splitOr(String condition) {
+        List<String> parts = new ArrayList<>();
+        String rest = condition;
+        int at;
+        while ((at = SqlText.indexOfKeyword(rest, "OR")) >= 0) {
+            parts.add(rest.substring(0, at));
+            rest = rest.substring(at + 2);
+        }
+        parts.add(rest);
+        return parts;
+    }
+
+    private static String literal(String s) {
+        String t = s.strip();
+        if (!SqlText.isQuoted(t)) {
+            throw new UnsupportedStatement("expected a quoted name, got " + t);
+        }
+        return SqlText.unquote(t);
     }
 
     private Map<String, String> withLive(Map<String, String> serverVariables) {

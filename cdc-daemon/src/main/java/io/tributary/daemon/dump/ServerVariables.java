@@ -54,15 +54,16 @@ final class ServerVariables {
         v.put("wait_timeout", "28800");
         v.put("interactive_timeout", "28800");
         v.put("auto_increment_increment", "1");
-        v.put("autocommit", "1");
+        v.put("autocommit", "ON");
         v.put("sql_mode", "");
         v.put("time_zone", "SYSTEM");
-        v.put("system_time_zone", "UTC");
+        v.put("system_time_zone", java.util.TimeZone.getDefault().getDisplayName(false, java.util.TimeZone.SHORT,
+                Locale.ROOT));
         v.put("lower_case_table_names", "0");
         v.put("transaction_isolation", "REPEATABLE-READ");
         v.put("tx_isolation", "REPEATABLE-READ");
         v.put("license", "Apache-2.0");
-        v.put("performance_schema", "0");
+        v.put("performance_schema", "OFF");
         v.put("query_cache_size", "0");
         v.put("query_cache_type", "OFF");
         v.put("init_connect", "");
@@ -70,17 +71,59 @@ final class ServerVariables {
         v.put("have_openssl", tls ? "YES" : "DISABLED");
         v.put("read_only", "ON");
         if (flavor.isMariaDb()) {
+            v.put("tx_read_only", "OFF"); // MariaDB 10.11 has no transaction_read_only (an alias since 11.1)
             v.put("gtid_domain_id", "0");
             v.put("gtid_strict_mode", "ON");
             v.put("gtid_slave_pos", "");
             v.put("binlog_annotate_row_events", "OFF");
         } else {
+            v.put("transaction_read_only", "OFF"); // tx_read_only was removed in MySQL 8.0.3
             v.put("server_uuid", serverUuid);
             v.put("gtid_mode", "ON");
             v.put("enforce_gtid_consistency", "ON");
             v.put("transaction_write_set_extraction", "XXHASH64");
         }
         this.fixed = Map.copyOf(v);
+    }
+
+    /**
+     * The boolean variables: {@code SHOW VARIABLES} prints them ON/OFF, {@code SELECT @@x} gives 1/0 (Connector/J's
+     * {@code isReadOnly()} reads {@code @@session.transaction_read_only} as a number).
+     */
+    private static final java.util.Set<String> BOOLEANS = java.util.Set.of("log_bin", "log_slave_updates",
+            "log_replica_updates", "master_verify_checksum", "binlog_transaction_compression",
+            "rpl_semi_sync_master_enabled", "rpl_semi_sync_source_enabled", "rpl_semi_sync_slave_enabled", "autocommit",
+            "performance_schema", "read_only", "transaction_read_only", "tx_read_only", "gtid_strict_mode",
+            "binlog_annotate_row_events");
+
+    BinlogFlavor flavor() {
+        return flavor;
+    }
+
+    /** {@code value} of {@code name} as {@code SELECT @@name} shows it: 1/0 for a boolean variable. */
+    static String asSelected(String name, String value) {
+        if (value != null && BOOLEANS.contains(name.toLowerCase(Locale.ROOT))) {
+            if (value.equalsIgnoreCase("ON") || value.equalsIgnoreCase("TRUE")) {
+                return "1";
+            }
+            if (value.equalsIgnoreCase("OFF") || value.equalsIgnoreCase("FALSE")) {
+                return "0";
+            }
+        }
+        return value;
+    }
+
+    /** {@code value} of {@code name} as {@code SHOW VARIABLES} shows it: ON/OFF for a boolean variable. */
+    static String asShown(String name, String value) {
+        if (value != null && BOOLEANS.contains(name.toLowerCase(Locale.ROOT))) {
+            if (value.equals("1") || value.equalsIgnoreCase("TRUE")) {
+                return "ON";
+            }
+            if (value.equals("0") || value.equalsIgnoreCase("FALSE")) {
+                return "OFF";
+            }
+        }
+        return value;
     }
 
     /** Every variable, name to value, with the binlog-derived ones from {@code snapshot} (null: not ready). */

@@ -7,17 +7,29 @@ import java.util.regex.Pattern;
 
 /**
  * The small amount of SQL text handling the dump server needs: comment and terminator removal, splitting
- * at top-level commas, string literals, and LIKE patterns. Stateless.
+ * at top-level commas, string literals, LIKE patterns, and the syntax errors found without a grammar (unbalanced
+ * quotes or parentheses, a first word no statement begins with). Stateless.
  */
 final class SqlText {
     private static final Pattern COMMENT = Pattern.compile("/\\*.*?\\*/", Pattern.DOTALL);
+    /** A versioned comment, {@code /*!40101 SET NAMES utf8 *}{@code /} (MariaDB also {@code /*M!...}): servers run its text. */
+    private static final Pattern EXECUTABLE_COMMENT = Pattern.compile("/\\*M?!\\d*(.*?)\\*/", Pattern.DOTALL);
+    /** The words a MySQL or MariaDB statement can begin with; any other first word is a syntax error (1064). */
+    private static final java.util.Set<String> STATEMENT_KEYWORDS = java.util.Set.of("ALTER", "ANALYZE", "BEGIN",
+            "BINLOG", "CACHE", "CALL", "CHANGE", "CHECK", "CHECKSUM", "CLONE", "COMMIT", "CREATE", "DEALLOCATE",
+            "DECLARE", "DELETE", "DESC", "DESCRIBE", "DO", "DROP", "EXECUTE", "EXPLAIN", "FLUSH", "GET", "GRANT",
+            "HANDLER", "HELP", "IMPORT", "INSERT", "INSTALL", "KILL", "LOAD", "LOCK", "OPTIMIZE", "PREPARE", "PURGE",
+            "RELEASE", "RENAME", "REPAIR", "REPLACE", "RESET", "RESIGNAL", "RESTART", "REVOKE", "ROLLBACK",
+            "SAVEPOINT", "SELECT", "SET", "SHOW", "SHUTDOWN", "SIGNAL", "START", "STOP", "TABLE", "TRUNCATE",
+            "UNINSTALL", "UNLOCK", "UPDATE", "USE", "VALUES", "WITH", "XA");
 
     private SqlText() {
     }
 
-    /** The statement without comments, surrounding blanks and trailing semicolons. */
+    /** The statement without comments (the text of versioned ones kept), surrounding blanks and trailing semicolons. */
     static String normalize(String sql) {
-        String s = COMMENT.matcher(sql).replaceAll(" ").strip();
+        String s = EXECUTABLE_COMMENT.matcher(sql).replaceAll(m -> java.util.regex.Matcher.quoteReplacement(" " + m.group(1) + " "));
+        s = COMMENT.matcher(s).replaceAll(" ").strip();
         while (s.endsWith(";")) {
             s = s.substring(0, s.length() - 1).strip();
         }
@@ -74,6 +86,56 @@ final class SqlText {
             }
         }
         return -1;
+    }
+
+    /**
+     * Where a statement cannot be tokenized, as the text a server's 1064 error quotes ("near '...'"): from an
+     * unterminated quote, from a closing parenthesis without its opening one, or the empty end after an
+     * unclosed parenthesis. Null when quotes and parentheses balance.
+     */
+    static String syntaxError(String s) {
+        int depth = 0;
+        char quote = 0;
+        int quoteAt = -1;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (quote != 0) {
+                if (c == '\\' && quote != '`') {
+                    i++;
+                } else if (c == quote) {
+                    if (i + 1 < s.length() && s.charAt(i + 1) == quote) {
+                        i++;
+                    } else {
+                        quote = 0;
+                    }
+                }
+            } else if (c == '\'' || c == '"' || c == '`') {
+                quote = c;
+                quoteAt = i;
+            } else if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                if (--depth < 0) {
+                    return s.substring(i);
+                }
+            }
+        }
+        if (quote != 0) {
+            return s.substring(quoteAt);
+        }
+        return depth > 0 ? "" : null;
+    }
+
+    /** Whether {@code s} begins with a word a statement can begin with (or a parenthesis, as a query can). */
+    static boolean startsWithStatementKeyword(String s) {
+        if (s.startsWith("(")) {
+            return true;
+        }
+        int end = 0;
+        while (end < s.length() && (Character.isLetter(s.charAt(end)) || s.charAt(end) == '_')) {
+            end++;
+        }
+        return STATEMENT_KEYWORDS.contains(s.substring(0, end).toUpperCase(Locale.ROOT));
     }
 
     private static boolean boundary(String s, int i) {

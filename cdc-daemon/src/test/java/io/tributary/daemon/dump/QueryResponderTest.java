@@ -21,6 +21,10 @@ class QueryResponderTest {
     Path dir;
 
     private GlobalBinlogWriter open(BinlogFlavor flavor) throws Exception {
+        return open(flavor, dir);
+    }
+
+    private static GlobalBinlogWriter open(BinlogFlavor flavor, Path dir) throws Exception {
         BinlogConfig config = BinlogConfig.parse(Map.of("binlog.dir", dir.toString(), "binlog.flavor",
                 flavor.name().toLowerCase(), "binlog.server.id", "7"));
         return GlobalBinlogWriter.open(config, BinlogRecovery.recover(config), Clock.systemUTC());
@@ -61,7 +65,8 @@ class QueryResponderTest {
             assertThat(rows(r.answer("show global variables like 'gtid_purged'", s))).containsExactly(List.of("gtid_purged", ""));
             assertThat(rows(r.answer("SHOW GLOBAL VARIABLES LIKE 'binlog_format'", s))).containsExactly(List.of("binlog_format", "ROW"));
             assertThat(rows(r.answer("SHOW VARIABLES LIKE 'SERVER_ID'", s))).containsExactly(List.of("server_id", "7"));
-            assertThat(rows(r.answer("SELECT @@global.rpl_semi_sync_master_enabled", s))).containsExactly(List.of("OFF"));
+            assertThat(rows(r.answer("SELECT @@global.rpl_semi_sync_master_enabled", s))).as("a boolean selects as 0/1")
+                    .containsExactly(List.of("0"));
             assertThat(r.answer("set net_write_timeout=7200", s)).isInstanceOf(Answer.Ok.class);
             assertThat(value(r.answer("SELECT @@net_write_timeout", s))).isEqualTo("7200");
             assertThat(r.answer("SET NAMES 'binary'", s)).isInstanceOf(Answer.Ok.class);
@@ -128,6 +133,116 @@ class QueryResponderTest {
         assertThat(auth.checkCachingSha2Fast("repl", seed, sha2)).isTrue();
         assertThat(auth.checkCachingSha2Fast("repl", seed,
                 io.tributary.core.packet.AuthScramble.cachingSha2("wrong".getBytes(), seed))).isFalse();
+    }
+
+    private static String message(Answer a) {
+        assertThat(a).isInstanceOf(Answer.Error.class);
+        return ((Answer.Error) a).packet().message();
+    }
+
+    /** Issue 16: Debezium's MariaDB connector wraps every statement in SET STATEMENT ... FOR; MySQL has no such statement. */
+    @Test
+    void setStatementForAnswersTheInnerStatementOnMariaDbOnly() {
+        QueryResponder maria = responder(BinlogFlavor.MARIADB, null);
+        DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MARIADB, false);
+        Answer version = maria.answer("SET STATEMENT max_statement_time=600 FOR SELECT version()", s);
+        assertThat(rows(version)).containsExactly(List.of("10.11.5-MariaDB-tributary"));
+        assertThat(((Answer.Rows) version).resultSet().columns().get(0).name()).isEqualTo("version()");
+        assertThat(rows(maria.answer("set statement max_statement_time = 600, `sql_mode` = 'a,b' for"
+                + " SHOW GLOBAL VARIABLES LIKE 'binlog_format'", s))).containsExactly(List.of("binlog_format", "ROW"));
+        assertThat(code(maria.answer("SET STATEMENT max_statement_time=600 FOR SELECT @@nope", s)))
+                .as("the inner statement's own error").isEqualTo(1193);
+        assertThat(message(maria.answer("SET STATEMENT max_statement_time=600 SELECT 1", s)))
+                .as("no FOR").contains("error in your SQL syntax").contains("at line 1");
+        assertThat(code(maria.answer("SET STATEMENT max_statement_time FOR SELECT 1", s))).isEqualTo(1064);
+        assertThat(code(maria.answer("SET STATEMENT max_statement_time=600 FOR", s))).isEqualTo(1064);
+        assertThat(s.sessionVariable("max_statement_time")).as("the variables last for the statement only").isNull();
+
+        QueryResponder mysql = responder(BinlogFlavor.MYSQL, null);
+        DumpSession m = new DumpSession(1, "repl", BinlogFlavor.MYSQL, false);
+        assertThat(message(mysql.answer("SET STATEMENT max_statement_time=600 FOR SELECT version()", m)))
+                .isEqualTo("You have an error in your SQL syntax; check the manual that corresponds to your MySQL server"
+                        + " version for the right syntax to use near 'STATEMENT max_statement_time=600 FOR SELECT"
+                        + " version()' at line 1");
+    }
+
+    /** Issue 16: what Flink CDC (Connector/J 8.0.33's pool), Debezium and zongji read at connect, per flavor. */
+    @Test
+    void variablesClientsReadAtConnectPerFlavor() throws Exception {
+        try (GlobalBinlogWriter w = open(BinlogFlavor.MYSQL)) {
+            QueryResponder r = responder(BinlogFlavor.MYSQL, w);
+            DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MYSQL, false);
+            assertThat(value(r.answer("select @@session.transaction_read_only", s))).isEqualTo("0");
+            assertThat(code(r.answer("select @@session.tx_read_only", s))).as("gone since MySQL 8.0.3").isEqualTo(1193);
+            assertThat(rows(r.answer("SELECT @@global.log_bin, @@GLOBAL.gtid_mode, @@enforce_gtid_consistency,"
+                    + " @@character_set_server, @@collation_server, @@lower_case_table_names, @@binlog_row_image,"
+                    + " @@binlog_row_metadata, @@session.time_zone", s)).get(0))
+                    .containsExactly("1", "ON", "ON", "utf8mb4", "utf8mb4_general_ci", "0", "FULL", "FULL", "SYSTEM");
+            assertThat(rows(r.answer("SHOW GLOBAL VARIABLES WHERE Variable_name = 'transaction_read_only'"
+                    + " OR Variable_name LIKE 'gtid\\_%' OR `variable_name` IN ('log_bin', 'SERVER_UUID')", s)))
+                    .containsExactly(List.of("gtid_executed", ""), List.of("gtid_mode", "ON"), List.of("gtid_purged", ""),
+                            List.of("log_bin", "ON"), List.of("server_uuid", w.serverUuid().toString()),
+                            List.of("transaction_read_only", "OFF"));
+            assertThat(rows(r.answer("SHOW VARIABLES WHERE Variable_name = 'no_such'", s))).isEmpty();
+            assertThat(code(r.answer("SHOW VARIABLES WHERE Value = 'ON'", s))).isEqualTo(1235);
+            assertThat(r.answer("set session transaction read only", s)).isInstanceOf(Answer.Ok.class);
+            assertThat(value(r.answer("select @@session.transaction_read_only", s))).isEqualTo("1");
+            assertThat(r.answer("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED, READ WRITE", s)).isInstanceOf(Answer.Ok.class);
+            assertThat(value(r.answer("select @@session.transaction_read_only", s))).isEqualTo("0");
+            assertThat(r.answer("SET autocommit = 0", s)).isInstanceOf(Answer.Ok.class);
+            assertThat(value(r.answer("SELECT @@autocommit", s))).isEqualTo("0");
+            assertThat(rows(r.answer("SHOW SESSION VARIABLES LIKE 'autocommit'", s))).containsExactly(List.of("autocommit", "OFF"));
+            assertThat(rows(r.answer("SHOW BINARY LOG STATUS", s)).get(0)).hasSize(5).startsWith("binlog.000001");
+            assertThat(value(r.answer("SELECT CURRENT_TIMESTAMP", s))).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
+            assertThat(value(r.answer("SELECT NOW(3)", s))).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
+            assertThat(value(r.answer("SELECT CURRENT_TIMESTAMP()", s))).hasSize(19);
+            assertThat(code(run(r.answer("SELECT NOW(9)", s)))).isEqualTo(1235);
+        }
+        try (GlobalBinlogWriter w = open(BinlogFlavor.MARIADB, dir.resolve("mariadb"))) {
+            QueryResponder r = responder(BinlogFlavor.MARIADB, w);
+            DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MARIADB, false);
+            assertThat(value(r.answer("SELECT @@tx_read_only", s))).isEqualTo("0");
+            assertThat(code(r.answer("SELECT @@transaction_read_only", s))).as("an alias only since MariaDB 11.1").isEqualTo(1193);
+            assertThat(code(r.answer("SELECT @@gtid_mode", s))).as("MariaDB has no gtid_mode").isEqualTo(1193);
+            assertThat(rows(r.answer("SELECT @@global.gtid_binlog_pos AS pos, @@gtid_current_pos, @@log_bin, @@server_id", s)).get(0))
+                    .containsExactly("", "", "1", "7");
+            assertThat(rows(r.answer("SHOW VARIABLES WHERE Variable_name IN ('gtid_binlog_pos', 'gtid_mode')", s)))
+                    .containsExactly(List.of("gtid_binlog_pos", ""));
+        }
+    }
+
+    /** Issue 16: KILL is answered (the connection handler carries it out), never refused as unsupported. */
+    @Test
+    void killIsHandedToTheConnection() {
+        QueryResponder r = responder(BinlogFlavor.MYSQL, null);
+        DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MYSQL, false);
+        assertThat(r.answer("KILL 42", s)).isEqualTo(new Answer.Kill(42, false));
+        assertThat(r.answer("kill connection 42", s)).isEqualTo(new Answer.Kill(42, false));
+        assertThat(r.answer("KILL QUERY 7;", s)).isEqualTo(new Answer.Kill(7, true));
+    }
+
+    /** Issue 16: malformed input gets 1064 with where it went wrong, as a server words it; valid but unserved SQL 1235. */
+    @Test
+    void malformedStatementsGetError1064NearWhereTheyGoWrong() throws Exception {
+        QueryResponder r = responder(BinlogFlavor.MYSQL, null);
+        DumpSession s = new DumpSession(1, "repl", BinlogFlavor.MYSQL, false);
+        assertThat(message(r.answer("SELEC 1", s))).endsWith("near 'SELEC 1' at line 1");
+        assertThat(code(r.answer("SELEC 1", s))).isEqualTo(1064);
+        assertThat(message(r.answer("SELECT 'abc", s))).endsWith("near ''abc' at line 1");
+        assertThat(message(r.answer("SELECT VERSION())", s))).endsWith("near ')' at line 1");
+        assertThat(message(r.answer("SELECT VERSION(", s))).endsWith("near '' at line 1");
+        assertThat(message(r.answer("\u00e9\u00e9\u00e9", s))).contains("error in your SQL syntax");
+        assertThat(code(r.answer("  ;", s))).isEqualTo(1065);
+        assertThat(code(r.answer("/* only a comment */", s))).isEqualTo(1065);
+        assertThat(r.answer("/*!40101 SET NAMES utf8mb4 */", s)).as("a versioned comment runs").isInstanceOf(Answer.Ok.class);
+        assertThat(value(r.answer("SELECT /*M!100100 @@server_id, */ 1", s))).isEqualTo("7");
+        assertThat(code(r.answer("SHOW DATABASES", s))).as("valid, not served").isEqualTo(1235);
+        assertThat(code(run(r.answer("SELECT id FROM shop.orders WHERE id > 3", s)))).as("valid, not served").isEqualTo(1235);
+        assertThat(message(run(r.answer("SELECT id FROM shop.orders WHERE", s))))
+                .as("JSqlParser's failing token").endsWith("near 'WHERE' at line 1");
+        assertThat(message(run(r.answer("SELECT 1\nFROM", s)))).endsWith("near 'FROM' at line 2");
+        assertThat(message(run(r.answer("UPDATE t SET a = 1 WHERE", s)))).endsWith("near '' at line 1");
+        assertThat(value(r.answer("SELECT 'it''s'", s))).isEqualTo("it's");
     }
 
     /** Settings held in memory, validated like the daemon's: mode is AUTO or FORCE. */

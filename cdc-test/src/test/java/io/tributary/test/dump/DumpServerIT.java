@@ -295,6 +295,65 @@ class DumpServerIT {
                 .isInstanceOfSatisfying(SQLException.class, ex -> assertThat(ex.getErrorCode()).isEqualTo(1045));
     }
 
+    /**
+     * Issue 16: Connector/J's {@code isReadOnly()} (which Flink CDC's connection pool calls) reads
+     * {@code @@session.transaction_read_only} as a number and {@code setReadOnly} sets it; malformed SQL gets 1064
+     * and the connection goes on; {@code KILL} ends a dumping client's connection, an unknown id gets 1094.
+     */
+    @Test
+    void connectorJReadOnlyStateSyntaxErrorsAndKill() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 5);
+        String url = "jdbc:mysql://127.0.0.1:" + server.port() + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true";
+        try (Connection conn = DriverManager.getConnection(url, USER, PASSWORD); Statement st = conn.createStatement()) {
+            assertThat(conn.isReadOnly()).isFalse();
+            conn.setReadOnly(true);
+            assertThat(conn.isReadOnly()).isTrue();
+            conn.setReadOnly(false);
+            assertThat(single(st, "SELECT @@session.transaction_read_only")).isEqualTo("0");
+            assertThatThrownBy(() -> st.execute("SELEC version()"))
+                    .isInstanceOfSatisfying(SQLException.class, ex -> {
+                        assertThat(ex.getErrorCode()).isEqualTo(1064);
+                        assertThat(ex.getSQLState()).isEqualTo("42000");
+                        assertThat(ex.getMessage()).endsWith("near 'SELEC version()' at line 1");
+                    });
+            assertThat(single(st, "SELECT CURRENT_TIMESTAMP")).hasSize(19);
+
+            List<Event> events = new CopyOnWriteArrayList<>();
+            List<Exception> failures = new CopyOnWriteArrayList<>();
+            BinaryLogClient dumping = client(events, failures);
+            dumping.setBinlogFilename("binlog.000001");
+            dumping.setBinlogPosition(4);
+            dumping.connect(10_000);
+            await("the dump started", Duration.ofSeconds(10), () -> count(events, EventType.XID) == 5);
+            assertThatThrownBy(() -> st.execute("KILL 999999"))
+                    .isInstanceOfSatisfying(SQLException.class, ex -> {
+                        assertThat(ex.getErrorCode()).isEqualTo(1094);
+                        assertThat(ex.getMessage()).isEqualTo("Unknown thread id: 999999");
+                    });
+            st.execute("KILL QUERY " + dumping.getConnectionId());
+            await("the killed dump ended", Duration.ofSeconds(10), () -> !dumping.isConnected());
+            await("its connection closed", Duration.ofSeconds(10), () -> server.connectionCount() == 1);
+            assertThat(single(st, "SELECT 1")).isEqualTo("1");
+        }
+    }
+
+    /** Issue 16: the {@code mariadb} client sends Debezium's MariaDB connector's wrapped statement and gets the answer. */
+    @Test
+    void theMariaDbClientGetsSetStatementForAnswered() throws Exception {
+        Path client = Path.of("/usr/bin/mariadb");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(client), client + " is not installed");
+        start(BinlogFlavor.MARIADB, 64 * 1024, "0", 5);
+        Process p = new ProcessBuilder(client.toString(), "--no-defaults", "-h127.0.0.1", "-P" + server.port(), "-u" + USER,
+                "-p" + PASSWORD, "--skip-ssl", "-N", "-B", "-e",
+                "SET STATEMENT max_statement_time=600 FOR SELECT version();"
+                        + " SET STATEMENT max_statement_time=600 FOR SELECT @@global.gtid_binlog_pos, @@tx_read_only")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(out.lines().toList()).containsExactly("10.11.5-MariaDB-tributary", "0-7-5\t0");
+    }
+
     @Test
     void heartbeatsArriveAtTheNegotiatedPeriodWhenIdle() throws Exception {
         start(BinlogFlavor.MYSQL, 64 * 1024, "0", 5);
@@ -486,8 +545,26 @@ class DumpServerIT {
     }
 
     private java.net.Socket stalledDump() throws Exception {
-        java.net.Socket s = new java.net.Socket("127.0.0.1", server.port());
-        s.setReceiveBufferSize(4096);
+        java.net.Socket s = loggedInSocket(4096);
+        writePacket(s.getOutputStream(), 0, dumpCommand(0, "binlog.000001"));
+        return s;
+    }
+
+    /** A COM_BINLOG_DUMP from position 4 with {@code flags} and the file name bytes as given. */
+    private static byte[] dumpCommand(int flags, String fileName) {
+        java.io.ByteArrayOutputStream d = new java.io.ByteArrayOutputStream();
+        d.writeBytes(new byte[] {0x12, 4, 0, 0, 0, (byte) flags, 0, 99, 0, 0, 0});
+        d.writeBytes(fileName.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return d.toByteArray();
+    }
+
+    /** A raw connection, logged in with mysql_native_password (receive buffer {@code receiveBuffer}, 0: default). */
+    private java.net.Socket loggedInSocket(int receiveBuffer) throws Exception {
+        java.net.Socket s = new java.net.Socket();
+        if (receiveBuffer > 0) {
+            s.setReceiveBufferSize(receiveBuffer);
+        }
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
         s.setSoTimeout(10_000);
         java.io.InputStream in = s.getInputStream();
         java.io.OutputStream out = s.getOutputStream();
@@ -515,11 +592,63 @@ class DumpServerIT {
         writePacket(out, 1, p.toByteArray());
         byte[] ok = readPacket(in);
         assertThat(ok[0]).as("authenticated").isEqualTo((byte) 0);
-        java.io.ByteArrayOutputStream d = new java.io.ByteArrayOutputStream();
-        d.writeBytes(new byte[] {0x12, 4, 0, 0, 0, 0, 0, 99, 0, 0, 0});
-        d.writeBytes("binlog.000001".getBytes());
-        writePacket(out, 0, d.toByteArray());
         return s;
+    }
+
+    /**
+     * Issue 16: zongji sends the file name NUL-terminated, as MySQL and MariaDB read it ({@code strlen}); the dump
+     * starts in that file instead of failing with "not a binlog file name". The non-blocking dump ends with EOF.
+     */
+    @Test
+    void aNulTerminatedFileNameStartsInThatFile() throws Exception {
+        start(BinlogFlavor.MYSQL, 4096, "0", 30);
+        assertThat(writer.index().entries().size()).isGreaterThan(2);
+        String second = writer.index().entries().get(1).file();
+        try (java.net.Socket s = loggedInSocket(0)) {
+            writePacket(s.getOutputStream(), 0, dumpCommand(0x01, second + "\0"));
+            List<byte[]> events = dumpedEvents(s.getInputStream());
+            assertThat(events.get(0)[4]).as("first event: the ROTATE to the file asked for (no checksum: none negotiated)").isEqualTo((byte) 4);
+            assertThat(new String(events.get(0), 19 + 8, events.get(0).length - 19 - 8,
+                    java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo(second);
+            long xids = events.stream().filter(e -> e[4] == 16).count();
+            assertThat(xids).as("the transactions from the second file on").isPositive().isLessThan(30);
+        }
+    }
+
+    /** Issue 16: on the MariaDB flavor a lone {@code "\0"} name is no name: the GTID start of @slave_connect_state. */
+    @Test
+    void aNulFileNameStartsAtTheMariaDbGtidPosition() throws Exception {
+        start(BinlogFlavor.MARIADB, 4096, "0", 40);
+        try (java.net.Socket s = loggedInSocket(0)) {
+            byte[] set = ("\u0003SET @slave_connect_state = '0-7-25'").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            writePacket(s.getOutputStream(), 0, set);
+            assertThat(readPacket(s.getInputStream())[0]).as("OK to the SET").isEqualTo((byte) 0);
+            writePacket(s.getOutputStream(), 0, dumpCommand(0x01, "\0"));
+            List<Long> seqs = new ArrayList<>();
+            for (byte[] e : dumpedEvents(s.getInputStream())) {
+                if ((e[4] & 0xff) == 162) {
+                    seqs.add(java.nio.ByteBuffer.wrap(e, 19, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
+                }
+            }
+            assertThat(seqs).isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
+        }
+    }
+
+    /** The events of a non-blocking dump up to its EOF (each without the OK byte); an ERR packet fails. */
+    private static List<byte[]> dumpedEvents(java.io.InputStream in) throws java.io.IOException {
+        List<byte[]> events = new ArrayList<>();
+        while (true) {
+            byte[] p = readPacket(in);
+            assertThat(p).as("a packet before EOF").isNotNull();
+            if ((p[0] & 0xff) == 0xff) {
+                throw new AssertionError("ERR packet: " + new String(p, 3, p.length - 3,
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
+            if ((p[0] & 0xff) == 0xfe && p.length < 9) {
+                return events;
+            }
+            events.add(java.util.Arrays.copyOfRange(p, 1, p.length));
+        }
     }
 
     private static void writePacket(java.io.OutputStream out, int seq, byte[] payload) throws java.io.IOException {
