@@ -66,6 +66,9 @@ class DumpServerIT {
         CorpusBinlog corpus = CorpusBinlog.forFlavor(flavor);
         writer = CorpusBinlog.openWriter(dir, flavor, fileSize, retention);
         corpus.append(writer, transactions);
+        // what was appended is served once durable: a start at its last GTID must not race the syncer
+        assertThat(writer.durability().awaitSequence(writer.lastSequence(), Duration.ofSeconds(30)))
+                .as("the %d appended transactions durable within 30 s", transactions).isTrue();
         server = new DumpServer(DumpServerConfig.defaults(flavor, 7, List.of(DumpUser.withPassword(USER, PASSWORD)))
                 .withPort(0), () -> writer).start();
         return corpus;
