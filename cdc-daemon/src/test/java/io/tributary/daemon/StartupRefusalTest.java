@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,20 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
  * context warning that repeats it, "APPLICATION FAILED TO START") is gone.
  */
 class StartupRefusalTest {
-
-    /** Runs the daemon's main in a child JVM with {@code args}; its output (stdout and stderr) and exit code. */
-    static Result runMain(Class<?> main, List<String> args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), main.getName()));
-        command.addAll(args);
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited").isTrue();
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
-
-    record Result(int exitCode, String output) { }
 
     private static int closedPort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
@@ -43,7 +26,7 @@ class StartupRefusalTest {
     void shouldReportTheConfigurationMistakeAndTheShardProblemInOneRefusalWithoutSpringNoise(@TempDir Path dir)
             throws Exception {
         int port = closedPort();
-        Result r = runMain(TributaryApplication.class, List.of(
+        MainProcess r = MainProcess.run(TributaryApplication.class, List.of(
                 "--cdc.shards[0].host=127.0.0.1", "--cdc.shards[0].port=" + port, "--cdc.shards[0].user=repl",
                 "--cdc.shards[0].password=pw", "--dump.users[0].name=repl", "--dump.users[0].password=repl-pw",
                 "--binlog.flavor=oracle", "--binlog.dir=" + dir.resolve("binlog"), "--server.port=0",
