@@ -18,7 +18,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The README's first command: starts embedded MariaDB shards, runs the sample load (sharded tables,
- * single-shard and XA transactions) and prints a status line until Ctrl-C (or {@code --duration}).
+ * single-shard and XA transactions) and prints a load line (shard positions, what the load committed) until Ctrl-C (or {@code --duration}).
  *
  * <p>Then it starts the Tributary daemon itself ({@link QuickstartDaemon}: the Spring Boot application, in
  * this JVM) against those shards: heartbeats, shard readers, sorter and merger, the global binlog, the dump
@@ -40,8 +40,9 @@ public final class Quickstart {
               --shards=N                 embedded MariaDB shards, 1 to 8 (default 2)
               --rate=TPS                 sample-load transactions per second, 1 to 10000 (default 20)
               --duration=SECONDS         stop after this many seconds (default: run until Ctrl-C)
-              --status-interval=SECONDS  how often the daemon logs its status line and the quickstart prints the
-                                         shards' positions, 1 to 3600 (default 5)
+              --status-interval=SECONDS  how often the daemon logs its status line ("status: EPS ...") and the
+                                         quickstart prints its load line ("load ...": the shards' positions and
+                                         what the load committed), 1 to 3600 (default 5)
               --bind=ADDR                address the dump port and the management port listen on (default
                                          127.0.0.1; 0.0.0.0 for every interface: the accounts' passwords are fixed)
               --keep                     keep the global binlog (and the daemon's other files) at exit and print
@@ -204,7 +205,7 @@ public final class Quickstart {
                 next += intervalNanos;
                 long now = System.nanoTime();
                 if (now >= nextStatus) {
-                    out.println(statusLine(cluster, load) + " | " + tributary.status());
+                    out.println(loadLine(cluster, load) + " | " + tributary.status());
                     nextStatus += options.statusInterval().toNanos();
                 }
                 if (next > now && !sleepNanos(Math.min(next, end) - now)) {
@@ -212,7 +213,7 @@ public final class Quickstart {
                 }
             }
             waitForOutput(tributary);
-            out.println(statusLine(cluster, load) + " | " + tributary.status());
+            out.println(loadLine(cluster, load) + " | " + tributary.status());
             out.println("Stopping Tributary and the shards...");
         } finally {
             if (!options.keep()) {
@@ -269,8 +270,11 @@ public final class Quickstart {
         }
     }
 
-    /** One line: each shard's binlog file:position and GTID position, and what the load committed. */
-    static String statusLine(ShardCluster cluster, SampleLoad load) throws SQLException {
+    /**
+     * One line, {@code load ...}: each shard's binlog file:position and GTID position, what the load committed and
+     * where the global binlog is. (The daemon's own {@code status:} line, logged every interval, is the status line.)
+     */
+    static String loadLine(ShardCluster cluster, SampleLoad load) throws SQLException {
         List<String> parts = new ArrayList<>();
         for (ShardInfo s : cluster.infos()) {
             try (Connection c = s.openReplConnection(); Statement st = c.createStatement()) {
@@ -289,7 +293,7 @@ public final class Quickstart {
                 parts.add(String.format("%s %s:%d gtid %s", s.name(), file, pos, gtid));
             }
         }
-        return String.format("status %s | %s | txns single-shard %d, XA committed %d, XA rolled back %d",
+        return String.format("load %s | %s | txns single-shard %d, XA committed %d, XA rolled back %d",
                 LocalTime.now().truncatedTo(ChronoUnit.SECONDS), String.join(" | ", parts),
                 load.singleShardCommits(), load.xaCommits(), load.xaRollbacks());
     }

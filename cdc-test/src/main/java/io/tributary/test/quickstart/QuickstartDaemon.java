@@ -62,7 +62,9 @@ final class QuickstartDaemon implements AutoCloseable {
         p.add("logging.level.root=WARN");
         p.add("logging.level.io.tributary.status=INFO");
         p.add("logging.level.io.tributary.daemon.runtime=INFO");
-        context = new SpringApplicationBuilder(TributaryApplication.class).properties(p.toArray(String[]::new)).run();
+        // main(): Spring's startup lines name the daemon, not the quickstart whose main() called this
+        context = new SpringApplicationBuilder(TributaryApplication.class).main(TributaryApplication.class)
+                .properties(p.toArray(String[]::new)).run();
         runtime = context.getBean(TributaryRuntime.class);
         this.managementPort = managementPort;
     }
