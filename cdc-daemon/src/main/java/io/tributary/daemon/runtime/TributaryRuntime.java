@@ -116,8 +116,9 @@ public final class TributaryRuntime implements AutoCloseable {
                     RING_SIZE, budget.mergeRing());
             pipeline.delayListener(delays);
             pipeline.start();
-            log.info("Tributary {} started: {} shards -> global binlog {} ({}), dump server on port {}",
-                    TributaryApplication.version(), config.shards().size(), config.binlog().dir(), config.binlog().flavor(), dump.port());
+            log.info("Tributary started: {} shards -> global binlog {} ({}), dump server on port {} (version {})",
+                    config.shards().size(), config.binlog().dir(), config.binlog().flavor(), dump.port(),
+                    TributaryApplication.version());
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

@@ -34,7 +34,7 @@ class QuickstartSampleLoadIT {
         String output = Files.readString(log, StandardCharsets.UTF_8);
 
         assertThat(p.exitValue()).as(output).isZero();
-        assertThat(output).as(output).contains(" started: 2 shards", "Started TributaryApplication", "Stopped.")
+        assertThat(output).as(output).contains("Tributary started: 2 shards", "Started TributaryApplication", "Stopped.")
                 .doesNotContain("Started Quickstart");
         List<String> warnings = output.lines().filter(l -> l.matches(".*\\b(WARN|ERROR)\\b.*")).toList();
         assertThat(warnings).as("WARN and ERROR lines in:%n%s", output).isEmpty();
