@@ -39,6 +39,7 @@ class StartupRefusalTest {
                 .contains("shard shard-0 (127.0.0.1:" + port + "): cannot connect")
                 .contains("Fix what is listed above")
                 .doesNotContain("APPLICATION FAILED TO START")
+                .doesNotContain(":: Spring Boot ::")
                 .doesNotContain("Exception encountered during context initialization")
                 .doesNotContain("condition evaluation report")
                 .doesNotContain("\tat org.springframework");
