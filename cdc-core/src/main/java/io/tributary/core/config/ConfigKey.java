@@ -23,9 +23,12 @@ import java.util.function.Supplier;
  * @param validator    checks a converted value
  * @param doc          what the key means and what is allowed
  * @param liveEditable whether a running daemon may change it (otherwise it takes effect at start)
+ * @param formatter    a value to its canonical text (e.g. {@code force} is stored as {@code FORCE}); null keeps
+ *                     the text as given (stripped), which suits sizes and durations written as the user likes
  */
 public record ConfigKey<T>(String name, Class<T> type, Supplier<String> defaultValue, String defaultDoc,
-        Function<String, T> parser, Validator<T> validator, String doc, boolean liveEditable) {
+        Function<String, T> parser, Validator<T> validator, String doc, boolean liveEditable,
+        Function<T, String> formatter) {
 
     /** Checks a converted value; throws {@link IllegalArgumentException} whose message is the reason. */
     @FunctionalInterface
@@ -62,7 +65,7 @@ public record ConfigKey<T>(String name, Class<T> type, Supplier<String> defaultV
      * daemon's {@code binlog.dir}).
      */
     public ConfigKey<T> withDefault(String text) {
-        return new ConfigKey<>(name, type, () -> text, text, parser, validator, doc, liveEditable);
+        return new ConfigKey<>(name, type, () -> text, text, parser, validator, doc, liveEditable, formatter);
     }
 
     /** The default in configuration syntax, or null when there is none. */
@@ -100,6 +103,21 @@ public record ConfigKey<T>(String name, Class<T> type, Supplier<String> defaultV
         }
     }
 
+    /**
+     * {@code text} parsed and written back in the key's canonical form: an enumeration's constant as declared
+     * ({@code force} becomes {@code FORCE}, {@code MySQL} becomes {@code mysql}), any other value as given,
+     * stripped. What a live edit stores and shows.
+     *
+     * @throws ConfigurationException as {@link #parse} when the text is refused
+     */
+    public String canonical(String text) {
+        T value = parse(text);
+        if (formatter != null) {
+            return formatter.apply(value);
+        }
+        return value instanceof Enum<?> e ? e.name() : text.strip();
+    }
+
     @Override
     public String toString() {
         return name + " (" + type.getSimpleName() + ", default " + defaultDoc + "): " + doc;
@@ -115,6 +133,7 @@ public record ConfigKey<T>(String name, Class<T> type, Supplier<String> defaultV
         private Validator<T> validator = Validator.none();
         private String doc;
         private boolean liveEditable;
+        private Function<T, String> formatter;
 
         private Builder(String name, Class<T> type) {
             this.name = name;
@@ -163,8 +182,18 @@ public record ConfigKey<T>(String name, Class<T> type, Supplier<String> defaultV
             return this;
         }
 
+        /**
+         * How a value is written in configuration syntax, for {@link #canonical}; without it an enumeration is
+         * written as its constant's name and anything else as given.
+         */
+        public Builder<T> formatter(Function<T, String> formatter) {
+            this.formatter = formatter;
+            return this;
+        }
+
         public ConfigKey<T> build() {
-            return new ConfigKey<>(name, type, defaultValue, defaultDoc, parser, validator, doc, liveEditable);
+            return new ConfigKey<>(name, type, defaultValue, defaultDoc, parser, validator, doc, liveEditable,
+                    formatter);
         }
     }
 }

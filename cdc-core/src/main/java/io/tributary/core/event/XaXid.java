@@ -44,6 +44,24 @@ public record XaXid(long formatId, byte[] gtrid, byte[] bqual) {
         return Arrays.hashCode(gtrid) * 31 + Arrays.hashCode(bqual) + Long.hashCode(formatId);
     }
 
+    /**
+     * The xid as people read it: each part quoted when its bytes are printable ASCII ({@code 'tx-42','branch-0',1}),
+     * in hex otherwise ({@code X'00ff',X'',1}). For logs; {@link #toString()} keeps the servers' hex form.
+     */
+    public String text() {
+        return text(gtrid) + "," + text(bqual) + "," + formatId;
+    }
+
+    /** One part of an xid as people read it: {@code 'tx-42'} when printable ASCII, else {@code X'00ff'}. */
+    public static String text(byte[] part) {
+        for (byte b : part) {
+            if (b < 0x20 || b > 0x7e) {
+                return "X'" + HexFormat.of().formatHex(part) + "'";
+            }
+        }
+        return "'" + new String(part, java.nio.charset.StandardCharsets.US_ASCII).replace("'", "''") + "'";
+    }
+
     @Override
     public String toString() {
         HexFormat hex = HexFormat.of();

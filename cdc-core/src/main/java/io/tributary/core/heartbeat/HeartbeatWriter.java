@@ -102,6 +102,8 @@ public final class HeartbeatWriter implements AutoCloseable {
     /** Per shard: beats skipped because the previous write was still running, and when that was last logged. */
     private final long[] busySkips;
     private final long[] lastSkipWarnedMicros;
+    /** Per shard: when the write in progress was started (scheduler thread only). */
+    private final long[] writeStartedMicros;
     private ScheduledExecutorService scheduler;
     private volatile long lastValue;
 
@@ -125,6 +127,7 @@ public final class HeartbeatWriter implements AutoCloseable {
         this.writes = new Future<?>[targets.size()];
         this.busySkips = new long[targets.size()];
         this.lastSkipWarnedMicros = new long[targets.size()];
+        this.writeStartedMicros = new long[targets.size()];
         this.writers = new ExecutorService[targets.size()];
         for (int i = 0; i < writers.length; i++) {
             String name = "cdc-heartbeat-" + this.targets.get(i).shard();
@@ -207,7 +210,7 @@ public final class HeartbeatWriter implements AutoCloseable {
      * previous write is still running (a slow or hanging shard) skips this value; the others are not held back.
      * The sorter needs only each shard's heartbeats to increase, not every value on every shard.
      */
-    private long beat(Duration waitAtMost) {
+    long beat(Duration waitAtMost) {
         long value = Math.max(lastValue + 1, clockMicros.getAsLong() / 1000);
         lastValue = value;
         long at = clockMicros.getAsLong();
@@ -217,6 +220,7 @@ public final class HeartbeatWriter implements AutoCloseable {
                 continue;
             }
             int shard = i;
+            writeStartedMicros[i] = at;
             writes[i] = writers[i].submit(() -> write(shard, value, at));
         }
         long deadline = System.nanoTime() + waitAtMost.toNanos();
@@ -236,15 +240,35 @@ public final class HeartbeatWriter implements AutoCloseable {
     }
 
     /**
-     * A shard's previous write still runs (scheduler thread): it skips {@code value}; logged at once, then at most
-     * every {@value #REPEAT_WARNING_MS} ms.
+     * How long a heartbeat write may run before the beats it makes a shard skip are a warning: a write held up
+     * for an interval or two (a busy fsync on a loaded machine) costs that shard a beat and nothing else; one that
+     * runs this long is a slow or hanging shard, whose delay grows.
+     */
+    long slowWriteWarnMs() {
+        return Math.max(SLOW_WRITE_WARN_MS, interval.toMillis() * 10);
+    }
+
+    static final long SLOW_WRITE_WARN_MS = 1_000;
+
+    /**
+     * A shard's previous write still runs (scheduler thread): it skips {@code value}. Logged at DEBUG while that
+     * write has run less than {@link #slowWriteWarnMs}; then a warning, repeated at most every
+     * {@value #REPEAT_WARNING_MS} ms.
      */
     private void slowWrite(int i, long value) {
-        if (countAndWarnDue(busySkips, lastSkipWarnedMicros, i)) {
-            Target t = targets.get(i);
-            LOG.warn("shard {} ({}): heartbeat {} skipped, the previous write is still running ({} beats skipped so"
+        busySkips[i]++;
+        Target t = targets.get(i);
+        long now = clockMicros.getAsLong();
+        long runningMs = (now - writeStartedMicros[i]) / 1000;
+        if (runningMs < slowWriteWarnMs()) {
+            LOG.debug("shard {}: heartbeat {} skipped, the previous write has run {} ms", t.shard(), value, runningMs);
+            return;
+        }
+        if (lastSkipWarnedMicros[i] == 0 || now - lastSkipWarnedMicros[i] >= REPEAT_WARNING_MS * 1000) {
+            lastSkipWarnedMicros[i] = now;
+            LOG.warn("shard {} ({}): heartbeat {} skipped, the previous write has run {} ms ({} beats skipped so"
                     + " far); the shard's delay grows, the other shards keep beating", t.shard(), t.address(), value,
-                    busySkips[i]);
+                    runningMs, busySkips[i]);
         }
     }
 

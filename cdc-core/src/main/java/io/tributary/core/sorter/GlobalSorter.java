@@ -271,7 +271,8 @@ public final class GlobalSorter<P> {
             emitSingle(best.single());
         } else if (best.group() == breaker) {
             log.warn("XA transaction {} waits, across shards, for XA transactions that wait for it (their commits"
-                    + " cross, so they do not conflict); writing it first, ahead of its shards' commit order", breaker.gtrid);
+                    + " cross, so they do not conflict); writing it first, ahead of its shards' commit order",
+                    ShardUnit.gtridText(breaker.gtrid));
             emitGroup(breaker, true);
         } else {
             emitGroup(best.group(), false);

@@ -51,6 +51,17 @@ public record ShardUnit<P>(int shard, long sequence, Kind kind, long commitTimeM
         }
     }
 
+    /**
+     * A {@link #gtrid()} as people read it: {@code 'tx-42'} when its bytes are printable ASCII, else
+     * {@code X'00ff'}; the format id follows when it is not MySQL's default 1.
+     */
+    public static String gtridText(String gtrid) {
+        int colon = gtrid.indexOf(':');
+        String text = io.tributary.core.event.XaXid.text(java.util.HexFormat.of().parseHex(gtrid.substring(colon + 1)));
+        String formatId = gtrid.substring(0, colon);
+        return formatId.equals("1") ? text : text + " (format " + formatId + ")";
+    }
+
     /** The global transaction id the branch belongs to: format id and gtrid, as the servers print them. */
     public String gtrid() {
         return xid == null ? null : xid.formatId() + ":" + java.util.HexFormat.of().formatHex(xid.gtrid());

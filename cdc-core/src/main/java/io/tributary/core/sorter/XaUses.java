@@ -6,6 +6,7 @@ import io.tributary.core.sorter.XaGroup.Branch;
 import io.tributary.core.sorter.XaGroup.RolledBack;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -59,10 +60,24 @@ final class XaUses<P> {
         }
     }
 
+    /** How many fixed uses {@link #recent} remembers: enough to see an application that recycles its gtrids. */
+    static final int RECENT_USES = 4096;
+
     private final List<Lane<P>> lanes;
     private final long xaMaxWaitMs;
     /** Open uses of gtrids, oldest first. */
     private final List<XaGroup<P>> groups = new ArrayList<>();
+    /**
+     * The gtrids of the last {@link #RECENT_USES} uses fixed, each with the shards whose branches its use took
+     * although prepared in the heartbeat window after its first commit (empty: none). Whether a gtrid is used more
+     * than once is what makes such a branch ambiguous (see {@link #fixEarliestUse}).
+     */
+    private final Map<String, List<Integer>> recent = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, List<Integer>> eldest) {
+            return size() > RECENT_USES;
+        }
+    };
 
     /**
      * @param lanes       the sorter's lanes, in shard index order
@@ -94,7 +109,7 @@ final class XaUses<P> {
         XaGroup<P> group = useWaitingFor(branch);
         if (group == null) {
             log.warn("shard {}: XA COMMIT {} of a branch whose prepare was not read (it precedes the start position);"
-                    + " nothing to write", unit.shard(), unit.xid());
+                    + " nothing to write", unit.shard(), unit.xid().text());
             lane.ledger.consumed(unit, before);
             return;
         }
@@ -109,7 +124,7 @@ final class XaUses<P> {
         XaGroup<P> group = useWaitingFor(branch);
         if (group == null) {
             log.warn("shard {}: XA ROLLBACK {} of no prepared branch read (its prepare precedes the start position, or"
-                    + " it is committed); nothing to drop", unit.shard(), unit.xid());
+                    + " it is committed); nothing to drop", unit.shard(), unit.xid().text());
             lane.ledger.consumed(unit, before);
             return;
         }
@@ -281,17 +296,44 @@ final class XaUses<P> {
         for (Part<P> x : later) {
             x.addTo(useTaking(x.prepare()));
         }
+        boolean usedAgain = !later.isEmpty() || groups.stream().anyMatch(g -> g != use && g.gtrid.equals(gtrid));
+        boolean usedBefore = recent.containsKey(gtrid);
         if (use.prepared.isEmpty()) {
+            remember(gtrid, List.of());
             close(use); // rolled back
             return;
         }
-        List<Integer> ambiguous = use.preparedIn.entrySet().stream().filter(b -> b.getValue() > use.firstCommitWindow)
-                .map(b -> b.getKey().shard()).sorted().toList();
-        if (use.firstCommitWindow >= 0 && !ambiguous.isEmpty()) {
-            log.warn("XA transaction {}: branches on shards {} were prepared in a heartbeat window after a commit of it"
-                    + " on shards {}; taken as branches of that transaction (from the binlogs, a reuse of the xid within"
-                    + " a heartbeat interval of its commit cannot be told from heartbeat skew)", gtrid, ambiguous,
-                    use.shards());
+        // A branch prepared in the window after the use's first commit (and by the beat after that) is taken as one
+        // of its branches: the heartbeat reaches the shards one after the other, so a branch prepared before the
+        // commit can land in the next window on its shard. That is what a two-phase commit does under skew, every
+        // few seconds under load. It is ambiguous only when the gtrid is used more than once: then the branch may
+        // be a new use started within a heartbeat of this one's commit, which the binlogs cannot tell apart. So
+        // it is said only for a gtrid with another use, open now or among the recent ones, and for a gtrid whose
+        // next use shows up later (said then).
+        List<Integer> ambiguous = use.firstCommitWindow < 0 ? List.of() : use.preparedIn.entrySet().stream()
+                .filter(b -> b.getValue() > use.firstCommitWindow).map(b -> b.getKey().shard()).sorted().toList();
+        boolean sayNow = !ambiguous.isEmpty() && (usedAgain || usedBefore);
+        remember(gtrid, sayNow ? List.of() : ambiguous);
+        if (sayNow) {
+            log.warn("XA transaction {}: branches on shards {} were prepared in the heartbeat window after a commit of"
+                    + " it on shards {}, and the xid is used more than once; taken as branches of that transaction (a"
+                    + " reuse of the xid within a heartbeat interval of its commit cannot be told from heartbeat skew"
+                    + " in the binlogs)", ShardUnit.gtridText(gtrid), ambiguous, use.shards());
+        }
+    }
+
+    /**
+     * Records a fixed use of {@code gtrid} with the shards of the ambiguous branches not yet said. When an earlier
+     * recent use of it took ambiguous branches, they are said now: the gtrid turned out to be used more than once.
+     */
+    private void remember(String gtrid, List<Integer> unsaid) {
+        List<Integer> before = recent.remove(gtrid);
+        recent.put(gtrid, unsaid);
+        if (before != null && !before.isEmpty()) {
+            log.warn("XA transaction {} is used again: an earlier use of it took branches on shards {} prepared in the"
+                    + " heartbeat window after its first commit; if they belonged to another use of the xid (started"
+                    + " within a heartbeat interval of that commit) they were written with it", ShardUnit.gtridText(gtrid),
+                    before);
         }
     }
 
@@ -303,6 +345,7 @@ final class XaUses<P> {
             }
         }
         log.warn("XA transaction {}: branches on shards {} still uncommitted {} ms of heartbeat time after the first"
-                + " commit (cdc.xa.maxWait); writing the committed branches without them", g.gtrid, shards, xaMaxWaitMs);
+                + " commit (cdc.xa.maxWait); writing the committed branches without them", ShardUnit.gtridText(g.gtrid),
+                shards, xaMaxWaitMs);
     }
 }

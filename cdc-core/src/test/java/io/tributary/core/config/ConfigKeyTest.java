@@ -82,4 +82,23 @@ class ConfigKeyTest {
         assertThat(DurationText.parse("0", "")).isZero();
         assertThat(DurationText.parse("PT0.05S", "")).isEqualTo(Duration.ofMillis(50));
     }
+
+    private enum Mode { AUTO, FORCE }
+
+    private enum Flavor { MYSQL, MARIADB }
+
+    @Test
+    void shouldWriteAnEnumValueGivenInAnyCaseInItsCanonicalForm() {
+        ConfigKey<Mode> mode = ConfigKey.define("x.mode", Mode.class).defaultValue("AUTO")
+                .parser(v -> Mode.valueOf(v.toUpperCase(java.util.Locale.ROOT))).doc("A mode.").build();
+        ConfigKey<Flavor> flavor = ConfigKey.define("x.flavor", Flavor.class).defaultValue("mysql")
+                .parser(v -> Flavor.valueOf(v.toUpperCase(java.util.Locale.ROOT)))
+                .formatter(v -> v.name().toLowerCase(java.util.Locale.ROOT)).doc("A flavor.").build();
+        assertThat(mode.canonical(" force ")).isEqualTo("FORCE");
+        assertThat(flavor.canonical("MariaDB")).isEqualTo("mariadb");
+        assertThat(flavor.withDefault("mariadb").canonical("MYSQL")).as("kept by withDefault").isEqualTo("mysql");
+        assertThat(SIZE.canonical(" 2MB ")).as("other values as given").isEqualTo("2MB");
+        assertThatThrownBy(() -> mode.canonical("sometimes")).isInstanceOf(ConfigurationException.class)
+                .hasMessageStartingWith("Invalid value sometimes for configuration x.mode");
+    }
 }

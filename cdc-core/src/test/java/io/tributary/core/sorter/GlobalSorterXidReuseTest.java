@@ -211,7 +211,8 @@ class GlobalSorterXidReuseTest {
     @Test
     void aReuseWithinAHeartbeatOfTheCommitIsTakenAsTheSameTransaction() {
         // the documented ambiguous case: shard 1 prepares 'g' in the window after use 1 committed on shard 0 and
-        // before the next beat; from the binlogs this is a branch prepared late under heartbeat skew (logged)
+        // before the next beat; from the binlogs this is a branch prepared late under heartbeat skew (said once the
+        // gtrid shows up again: GlobalSorterXaSkewWarningTest)
         Shard s0 = new Shard(0).beats(100)
                 .prepare(G, "use 1", 1_000_000).commit(G, 1_200_000).beats(200, 300, 400, 500);
         Shard s1 = new Shard(1).beats(100, 200)

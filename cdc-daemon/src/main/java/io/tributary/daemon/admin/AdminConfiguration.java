@@ -21,10 +21,22 @@ public class AdminConfiguration {
 
     @Bean
     FilterRegistrationBean<AdminAuthentication> adminAuthentication(Environment env) {
+        String user = env.getProperty(CdcKeys.ADMIN_USER.name());
         String passwordEnv = env.getProperty(CdcKeys.ADMIN_PASSWORD_ENV.name());
         String password = passwordEnv != null ? System.getenv(passwordEnv) : env.getProperty(CdcKeys.ADMIN_PASSWORD.name());
+        String off;
+        if (user == null) {
+            off = "admin endpoints are off: set " + CdcKeys.ADMIN_USER.name() + " and " + CdcKeys.ADMIN_PASSWORD.name()
+                    + " (or " + CdcKeys.ADMIN_PASSWORD_ENV.name() + ") in the configuration and restart";
+        } else if (passwordEnv != null) {
+            off = "admin endpoints are off: " + CdcKeys.ADMIN_PASSWORD_ENV.name() + " names the environment variable "
+                    + passwordEnv + ", which is not set for the daemon";
+        } else {
+            off = "admin endpoints are off: " + CdcKeys.ADMIN_USER.name() + " is set but has no password: set "
+                    + CdcKeys.ADMIN_PASSWORD.name() + " (or " + CdcKeys.ADMIN_PASSWORD_ENV.name() + ") and restart";
+        }
         FilterRegistrationBean<AdminAuthentication> bean = new FilterRegistrationBean<>(
-                new AdminAuthentication(env.getProperty(CdcKeys.ADMIN_USER.name()), password));
+                new AdminAuthentication(user, password, off));
         bean.addUrlPatterns("/admin/*");
         return bean;
     }

@@ -87,7 +87,7 @@ public final class CdcKeys {
                 case "table" -> NamingRule.Scope.TABLE;
                 default -> throw new IllegalArgumentException(v.isEmpty() ? "database or table is required"
                         : "must be database or table");
-            })
+            }).formatter(v -> v.name().toLowerCase(Locale.ROOT))
             .doc("database or table: which names the rule renames.").build();
     public static final ConfigKey<Pattern> NAMING_RULE_PATTERN = ConfigKey.define("cdc.naming.rules[i].pattern",
             Pattern.class).required()

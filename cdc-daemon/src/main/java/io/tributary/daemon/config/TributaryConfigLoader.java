@@ -1,6 +1,7 @@
 package io.tributary.daemon.config;
 
 import io.tributary.core.config.ConfigKey;
+import io.tributary.core.config.ConfigProblem;
 import io.tributary.core.config.ConfigProblems;
 import io.tributary.core.config.ConfigurationException;
 import io.tributary.core.event.BinlogFlavor;
@@ -55,13 +56,25 @@ public final class TributaryConfigLoader {
 
     /** @throws ConfigurationException listing every problem found */
     public TributaryConfig load() {
+        return load(null);
+    }
+
+    /**
+     * Reads the configuration and runs {@code shardCheck} on every shard whose own keys were accepted, so that a
+     * refusal lists the configuration's problems and each shard's in one pass (not the shards' at the next start).
+     *
+     * @param shardCheck what a shard must meet (the preflight); null skips it
+     * @throws ConfigurationException listing every problem found
+     */
+    public TributaryConfig load(ShardCheck shardCheck) {
         PersistConfig persistKeys = PersistConfig.forThisJvm();
         Map<String, Map<String, String>> sections = new LinkedHashMap<>();
         for (ConfigCatalogue.Section section : ConfigCatalogue.sections(persistKeys)) {
             sections.put(section.prefix(), withPrefix(section.prefix()));
         }
         ConfigProblems problems = new ConfigProblems();
-        List<ShardConfig> shards = shards(problems);
+        List<ShardConfig> complete = new ArrayList<>();
+        List<ShardConfig> shards = shards(problems, complete);
         Duration heartbeat = read(CdcKeys.HEARTBEAT_INTERVAL, problems);
         Duration xaMaxWait = read(CdcKeys.XA_MAX_WAIT, problems);
         Duration status = read(CdcKeys.STATUS_INTERVAL, problems);
@@ -88,6 +101,13 @@ public final class TributaryConfigLoader {
                     binlog == null ? 1 : binlog.serverId(), environmentVariables);
         } catch (ConfigurationException e) {
             problems.addAll(e);
+        }
+        if (shardCheck != null) {
+            for (ShardConfig shard : complete) {
+                for (String unmet : shardCheck.problems(shard)) {
+                    problems.add(ConfigProblem.unmet("cdc.shards[" + shard.index() + "]", unmet));
+                }
+            }
         }
         problems.throwIfAny();
         return new TributaryConfig(shards, heartbeat, xaMaxWait, status, persist, binlog, naming, dump);
@@ -149,7 +169,8 @@ public final class TributaryConfigLoader {
         return new LogicalNames(rules, strip == null || strip);
     }
 
-    private List<ShardConfig> shards(ConfigProblems problems) {
+    /** Every configured shard; those whose own keys were all accepted also go to {@code complete}. */
+    private List<ShardConfig> shards(ConfigProblems problems, List<ShardConfig> complete) {
         List<ShardConfig> shards = new ArrayList<>();
         Set<String> names = new HashSet<>();
         Long base = read(CdcKeys.READER_SERVER_ID_BASE, problems);
@@ -158,6 +179,7 @@ public final class TributaryConfigLoader {
             if (!containsPrefix("cdc.shards[" + i + "].")) {
                 break;
             }
+            int problemsBefore = problems.list().size();
             String nameKey = CdcKeys.SHARD_NAME.name(i);
             String name = env.getProperty(nameKey);
             name = problems.read(CdcKeys.SHARD_NAME, nameKey, name != null ? name : CdcKeys.defaultShardName(i), true);
@@ -188,8 +210,12 @@ public final class TributaryConfigLoader {
             Long readerId = problems.read(CdcKeys.SHARD_READER_SERVER_ID, readerIdKey, readerIdText != null
                     ? readerIdText : String.valueOf(CdcKeys.defaultReaderServerId(idBase, i)), true);
             // a refused value leaves a placeholder: the problems are thrown before the shard is used
-            shards.add(new ShardConfig(i, name, host, port == null ? 0 : port, user, password, Boolean.TRUE.equals(tls),
-                    start == null ? ShardStart.EARLIEST : start, readerId == null ? 1 : readerId));
+            ShardConfig shard = new ShardConfig(i, name, host, port == null ? 0 : port, user, password,
+                    Boolean.TRUE.equals(tls), start == null ? ShardStart.EARLIEST : start, readerId == null ? 1 : readerId);
+            shards.add(shard);
+            if (problems.list().size() == problemsBefore) {
+                complete.add(shard);
+            }
         }
         if (shards.isEmpty()) {
             problems.add("cdc.shards", "(none)", "at least one shard is required: cdc.shards[0].host, .port, .user,"

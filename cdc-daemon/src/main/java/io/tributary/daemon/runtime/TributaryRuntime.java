@@ -4,6 +4,7 @@ import io.tributary.core.heartbeat.HeartbeatWriter;
 import io.tributary.core.position.ShardCheckpoint;
 import io.tributary.core.position.ShardPosition;
 import io.tributary.core.reader.ShardReaderConfig;
+import io.tributary.daemon.TributaryApplication;
 import io.tributary.daemon.config.ShardConfig;
 import io.tributary.daemon.config.ShardJdbc;
 import io.tributary.daemon.config.TributaryConfig;
@@ -115,8 +116,9 @@ public final class TributaryRuntime implements AutoCloseable {
                     RING_SIZE, budget.mergeRing());
             pipeline.delayListener(delays);
             pipeline.start();
-            log.info("Tributary started: {} shards -> global binlog {} ({}), dump server on port {}",
-                    config.shards().size(), config.binlog().dir(), config.binlog().flavor(), dump.port());
+            log.info("Tributary started: {} shards -> global binlog {} ({}), dump server on port {} (version {})",
+                    config.shards().size(), config.binlog().dir(), config.binlog().flavor(), dump.port(),
+                    TributaryApplication.version());
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

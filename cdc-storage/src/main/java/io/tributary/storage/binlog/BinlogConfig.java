@@ -54,7 +54,7 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
                 case "mysql" -> BinlogFlavor.MYSQL;
                 case "mariadb" -> BinlogFlavor.MARIADB;
                 default -> throw new IllegalArgumentException("must be mysql or mariadb");
-            })
+            }).formatter(v -> v.name().toLowerCase(Locale.ROOT))
             .doc("Server the binlog looks like: mysql (8.0) or mariadb (10.11).").build();
     public static final ConfigKey<Long> FILE_SIZE = ConfigKey.define("binlog.file.size", Long.class)
             .defaultValue("500MB").parser(BinlogConfig::parseSize)
@@ -67,7 +67,7 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
                 case "interval" -> SyncPolicy.INTERVAL;
                 case "none" -> SyncPolicy.NONE;
                 default -> throw new IllegalArgumentException("must be commit, interval or none");
-            })
+            }).formatter(v -> v.name().toLowerCase(Locale.ROOT))
             .doc("commit: fsync before a transaction counts as durable (group commit); interval: every"
                     + " binlog.sync.interval; none.").build();
     public static final ConfigKey<Duration> SYNC_INTERVAL = ConfigKey.define("binlog.sync.interval", Duration.class)

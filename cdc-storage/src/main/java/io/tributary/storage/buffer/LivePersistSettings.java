@@ -14,7 +14,8 @@ import java.util.function.Consumer;
 /**
  * The current {@code storage.*} snapshot of a running process, editable without a restart: an edit is
  * merged over the current values, the WHOLE resulting snapshot is validated, and only then swapped in
- * atomically and announced to the listeners (the transaction buffer). A refused edit changes nothing.
+ * atomically and announced to the listeners (the transaction buffer). A refused edit changes nothing. Values are
+ * kept in their canonical form ({@link ConfigKey#canonical}: {@code force} is stored and shown as {@code FORCE}).
  *
  * <p>Thread-safe: edits are serialised; {@link #current()} is a volatile read. Listeners run on the
  * editing thread, after the swap, in registration order.
@@ -57,6 +58,19 @@ public final class LivePersistSettings {
         listeners.remove(listener);
     }
 
+    /** The text as the key writes it ({@code force} as {@code FORCE}); as given when refused (reported below). */
+    private String canonical(String name, String text) {
+        ConfigKey<?> key = config.key(name);
+        if (key == null || text == null) {
+            return text;
+        }
+        try {
+            return key.canonical(text);
+        } catch (ConfigurationException e) {
+            return text;
+        }
+    }
+
     /**
      * Applies {@code edits} (key to new value) as one change.
      *
@@ -74,7 +88,7 @@ public final class LivePersistSettings {
             }
         }
         Map<String, String> merged = new LinkedHashMap<>(old.values());
-        merged.putAll(edits);
+        edits.forEach((name, text) -> merged.put(name, canonical(name, text)));
         PersistSettings next = null;
         try {
             next = config.parse(merged);

@@ -406,7 +406,10 @@ public final class MergeStage implements AutoCloseable {
                 w.buffers().forEach(BufferedTransaction::release);
             }
         }
-        log.info("merge stage closed after {} global transactions ({} shard units); {} units still waited: {}",
-                written, units, sorter.waiting(), sorter.describeWaiting());
+        log.info("merge stage closed after {} global transactions ({} shard units); {} units still waited",
+                written, units, sorter.waiting());
+        if (log.isDebugEnabled()) {
+            log.debug("the sorter at close: {}", sorter.describeWaiting());
+        }
     }
 }

@@ -18,39 +18,79 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The README's first command: starts embedded MariaDB shards, runs the sample load (sharded tables,
- * single-shard and XA transactions) and prints a status line until Ctrl-C (or {@code --duration}).
+ * single-shard and XA transactions) and prints a load line (shard positions, what the load committed) until Ctrl-C (or {@code --duration}).
  *
  * <p>Then it starts the Tributary daemon itself ({@link QuickstartDaemon}: the Spring Boot application, in
  * this JVM) against those shards: heartbeats, shard readers, sorter and merger, the global binlog, the dump
- * server and the metrics, so the one global binlog can be read with {@code mariadb-binlog} on the dump port.
- *
- * <p>Options: {@code --shards=N} (1-8, default 2), {@code --duration=SECONDS} (default: until Ctrl-C),
- * {@code --rate=TPS} (default 20), {@code --status-interval=SECONDS} (default 5).
+ * server and the metrics, so the one global binlog can be read with {@code mariadb-binlog} on the dump port, and
+ * the live settings edited with {@code curl} on the management port or {@code mariadb} on the dump port (both
+ * accounts are configured and the commands printed). Options: {@link #USAGE}.
  */
 public final class Quickstart {
 
+    /** What {@code --help} prints. */
+    static final String USAGE = """
+            Tributary quickstart: starts embedded MariaDB shards, a sample load (sharded tables, single-shard and XA
+            transactions) and the Tributary daemon against them; prints the commands that read the global binlog
+            and edit the live settings. Ctrl-C stops everything.
+
+            Usage: ./mvnw -q -Pquickstart -pl cdc-test -am process-classes -Dexec.args="[options]"
+
+            Options:
+              --shards=N                 embedded MariaDB shards, 1 to 8 (default 2)
+              --rate=TPS                 sample-load transactions per second, 1 to 10000 (default 20)
+              --duration=SECONDS         stop after this many seconds (default: run until Ctrl-C)
+              --status-interval=SECONDS  how often the daemon logs its status line ("status: EPS ...") and the
+                                         quickstart prints its load line ("load ...": the shards' positions and
+                                         what the load committed), 1 to 3600 (default 5)
+              --bind=ADDR                address the dump port and the management port listen on (default
+                                         127.0.0.1; 0.0.0.0 for every interface: the accounts' passwords are fixed)
+              --keep                     keep the global binlog (and the daemon's other files) at exit and print
+                                         where it is (default: deleted)
+              --help                     print this and exit
+            """;
+
     /** Parsed command line. */
-    record Options(int shards, Duration duration, int rate, Duration statusInterval) {
+    record Options(int shards, Duration duration, int rate, Duration statusInterval, String bind, boolean keep,
+                   boolean help) {
+
         static Options parse(String... args) {
             int shards = ShardClusterConfig.DEFAULT_SHARDS;
             Duration duration = null;
             int rate = 20;
             Duration status = Duration.ofSeconds(5);
+            String bind = "127.0.0.1";
+            boolean keep = false;
+            boolean help = false;
             for (String arg : args) {
+                switch (arg) {
+                    case "--help", "-h" -> {
+                        help = true;
+                        continue;
+                    }
+                    case "--keep" -> {
+                        keep = true;
+                        continue;
+                    }
+                    default -> {
+                    }
+                }
                 String[] kv = arg.split("=", 2);
                 if (kv.length != 2) {
-                    throw new IllegalArgumentException("Invalid argument " + arg + ": expected --name=value");
+                    throw new IllegalArgumentException("Invalid argument " + arg + ": expected --name=value, --keep or"
+                            + " --help");
                 }
                 switch (kv[0]) {
                     case "--shards" -> shards = positive(kv, 8);
                     case "--duration" -> duration = Duration.ofSeconds(positive(kv, Integer.MAX_VALUE));
                     case "--rate" -> rate = positive(kv, 10_000);
                     case "--status-interval" -> status = Duration.ofSeconds(positive(kv, 3600));
+                    case "--bind" -> bind = address(kv);
                     default -> throw new IllegalArgumentException("Unknown option " + kv[0]
-                            + ": allowed are --shards, --duration, --rate, --status-interval");
+                            + ": allowed are --shards, --duration, --rate, --status-interval, --bind, --keep, --help");
                 }
             }
-            return new Options(shards, duration, rate, status);
+            return new Options(shards, duration, rate, status, bind, keep, help);
         }
 
         private static int positive(String[] kv, int max) {
@@ -64,6 +104,20 @@ public final class Quickstart {
             }
             throw new IllegalArgumentException("Invalid value " + kv[1] + " for " + kv[0] + ": must be 1 to " + max);
         }
+
+        private static String address(String[] kv) {
+            String a = kv[1].strip();
+            if (a.isEmpty() || !a.matches("[0-9A-Za-z.:%_-]+")) {
+                throw new IllegalArgumentException("Invalid value " + kv[1] + " for " + kv[0] + ": expected an address"
+                        + " of this machine, e.g. 127.0.0.1 or 0.0.0.0");
+            }
+            return a;
+        }
+
+        /** The host the printed commands connect to: the bound address, or 127.0.0.1 for every interface. */
+        String connectHost() {
+            return bind.equals("0.0.0.0") || bind.equals("::") ? "127.0.0.1" : bind;
+        }
     }
 
     private Quickstart() {
@@ -75,7 +129,12 @@ public final class Quickstart {
             options = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
+            System.err.println("--help lists the options.");
             System.exit(2);
+            return;
+        }
+        if (options.help()) {
+            System.out.print(USAGE);
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);
@@ -102,8 +161,8 @@ public final class Quickstart {
                 java.nio.file.Files.createDirectories(java.nio.file.Path.of("target")), "quickstart-");
         try (ShardCluster cluster = ShardCluster.start(ShardClusterConfig.defaults().withCount(options.shards()));
              SampleLoad load = new SampleLoad(cluster.infos(), 42, 10);
-             QuickstartDaemon tributary = new QuickstartDaemon(cluster.infos(), data, freePort(3399),
-                     freePort(9400), options.statusInterval())) {
+             QuickstartDaemon tributary = new QuickstartDaemon(cluster.infos(), data, options.bind(),
+                     freePort(options.bind(), 3399), freePort(options.bind(), 9400), options.statusInterval())) {
             for (ShardInfo s : cluster.infos()) {
                 out.printf("  %s  %s:%d  server_id=%d  replication user %s / %s%n", s.name(), s.host(), s.port(),
                         s.serverId(), s.replUser(), s.replPassword());
@@ -114,11 +173,22 @@ public final class Quickstart {
             out.println("transactions. The Tributary daemon runs against the shards and logs its status line.");
             out.printf("The ONE global binlog, on the dump port %d (logical names, XA branches as one transaction):%n",
                     tributary.dumpPort());
-            out.printf("  mariadb-binlog --read-from-remote-server --host=127.0.0.1 --port=%d --user=%s --password=%s"
-                    + " --verbose --stop-never binlog.000001%n", tributary.dumpPort(), QuickstartDaemon.USER,
+            String host = options.connectHost();
+            out.printf("  mariadb-binlog --read-from-remote-server --host=%s --port=%d --user=%s --password=%s"
+                    + " --verbose --stop-never binlog.000001%n", host, tributary.dumpPort(), QuickstartDaemon.USER,
                     QuickstartDaemon.PASSWORD);
-            out.printf("Metrics: curl http://127.0.0.1:%d/actuator/prometheus   health: curl http://127.0.0.1:%d"
-                    + "/actuator/health%n", tributary.managementPort(), tributary.managementPort());
+            out.printf("Metrics: curl http://%s:%d/actuator/prometheus   health: curl http://%s:%d"
+                    + "/actuator/health%n", host, tributary.managementPort(), host, tributary.managementPort());
+            out.println("Live settings (storage.persist.*, see docs/configuration.md), as the admin account:");
+            out.printf("  curl -u %s:%s -X PUT -H 'Content-Type: text/plain' --data FORCE"
+                    + " http://%s:%d/admin/config/storage.persist.mode%n", QuickstartDaemon.ADMIN_USER,
+                    QuickstartDaemon.ADMIN_PASSWORD, host, tributary.managementPort());
+            out.printf("  mariadb -h%s -P%d -u%s -p%s -e \"SET GLOBAL storage.persist.mode = 'AUTO';"
+                    + " SHOW VARIABLES LIKE 'storage%%'\"%n", host, tributary.dumpPort(), QuickstartDaemon.ADMIN_USER,
+                    QuickstartDaemon.ADMIN_PASSWORD);
+            if (!java.net.InetAddress.getByName(options.bind()).isLoopbackAddress()) {
+                out.printf("Note: the ports listen on %s, with the quickstart's fixed passwords.%n", options.bind());
+            }
             out.println("A shard's own binlog, to compare:");
             out.printf("  mariadb-binlog --read-from-remote-server --host=%s --port=%d --user=%s --password=%s"
                     + " --verbose mariadb-bin.000001%n", first.host(), first.port(), first.replUser(), first.replPassword());
@@ -135,7 +205,7 @@ public final class Quickstart {
                 next += intervalNanos;
                 long now = System.nanoTime();
                 if (now >= nextStatus) {
-                    out.println(statusLine(cluster, load) + " | " + tributary.status());
+                    out.println(loadLine(cluster, load) + " | " + tributary.status());
                     nextStatus += options.statusInterval().toNanos();
                 }
                 if (next > now && !sleepNanos(Math.min(next, end) - now)) {
@@ -143,10 +213,17 @@ public final class Quickstart {
                 }
             }
             waitForOutput(tributary);
-            out.println(statusLine(cluster, load) + " | " + tributary.status());
+            out.println(loadLine(cluster, load) + " | " + tributary.status());
             out.println("Stopping Tributary and the shards...");
         } finally {
-            deleteTree(data);
+            if (!options.keep()) {
+                deleteTree(data);
+            }
+        }
+        if (options.keep()) {
+            java.nio.file.Path binlog = data.resolve("binlog").toAbsolutePath();
+            out.printf("Kept the global binlog in %s%n", binlog);
+            out.printf("  read it with: mariadb-binlog --verbose %s/binlog.000001%n", binlog);
         }
         out.println("Stopped.");
     }
@@ -174,12 +251,18 @@ public final class Quickstart {
         }
     }
 
-    /** {@code preferred} when free, else any free port. */
-    private static int freePort(int preferred) {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(preferred, 1, java.net.InetAddress.getLoopbackAddress())) {
+    /** {@code preferred} when free on {@code bind}, else any free port. */
+    private static int freePort(String bind, int preferred) {
+        java.net.InetAddress address;
+        try {
+            address = java.net.InetAddress.getByName(bind);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("Invalid value " + bind + " for --bind: " + e.getMessage(), e);
+        }
+        try (java.net.ServerSocket s = new java.net.ServerSocket(preferred, 1, address)) {
             return preferred;
         } catch (java.io.IOException e) {
-            try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, address)) {
                 return s.getLocalPort();
             } catch (java.io.IOException e2) {
                 throw new java.io.UncheckedIOException(e2);
@@ -187,8 +270,11 @@ public final class Quickstart {
         }
     }
 
-    /** One line: each shard's binlog file:position and GTID position, and what the load committed. */
-    static String statusLine(ShardCluster cluster, SampleLoad load) throws SQLException {
+    /**
+     * One line, {@code load ...}: each shard's binlog file:position and GTID position, what the load committed and
+     * where the global binlog is. (The daemon's own {@code status:} line, logged every interval, is the status line.)
+     */
+    static String loadLine(ShardCluster cluster, SampleLoad load) throws SQLException {
         List<String> parts = new ArrayList<>();
         for (ShardInfo s : cluster.infos()) {
             try (Connection c = s.openReplConnection(); Statement st = c.createStatement()) {
@@ -207,7 +293,7 @@ public final class Quickstart {
                 parts.add(String.format("%s %s:%d gtid %s", s.name(), file, pos, gtid));
             }
         }
-        return String.format("status %s | %s | txns single-shard %d, XA committed %d, XA rolled back %d",
+        return String.format("load %s | %s | txns single-shard %d, XA committed %d, XA rolled back %d",
                 LocalTime.now().truncatedTo(ChronoUnit.SECONDS), String.join(" | ", parts),
                 load.singleShardCommits(), load.xaCommits(), load.xaRollbacks());
     }

@@ -14,19 +14,24 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The Tributary daemon (the Spring Boot application users run) started in this JVM against the quickstart's
  * shards: the configuration a user would write in {@code application.yml}, given as properties. The global
- * binlog is MariaDB-flavored (so {@code mariadb-binlog} prints it natively) and lives under {@code dir}.
+ * binlog is MariaDB-flavored (so {@code mariadb-binlog} prints it natively) and lives under {@code dir}. The dump
+ * port and the management port listen on {@code bind}; {@link #ADMIN_USER} may edit the live settings on both.
  */
 final class QuickstartDaemon implements AutoCloseable {
 
     /** The account the dump server accepts in the quickstart. */
     static final String USER = "tributary";
     static final String PASSWORD = "tributary-pass";
+    /** The admin account: HTTP on the management port ({@code cdc.admin.*}) and an admin dump user. */
+    static final String ADMIN_USER = "admin";
+    static final String ADMIN_PASSWORD = "admin-pass";
 
     private final ConfigurableApplicationContext context;
     private final TributaryRuntime runtime;
     private final int managementPort;
 
-    QuickstartDaemon(List<ShardInfo> shards, Path dir, int dumpPort, int managementPort, Duration statusInterval) {
+    QuickstartDaemon(List<ShardInfo> shards, Path dir, String bind, int dumpPort, int managementPort,
+                     Duration statusInterval) {
         List<String> p = new ArrayList<>();
         for (ShardInfo s : shards) {
             String k = "cdc.shards[" + s.index() + "].";
@@ -42,15 +47,24 @@ final class QuickstartDaemon implements AutoCloseable {
         p.add("binlog.flavor=mariadb");
         p.add("binlog.server.id=1");
         p.add("storage.path=" + dir.resolve("spill"));
+        p.add("dump.host=" + bind);
         p.add("dump.port=" + dumpPort);
         p.add("dump.users[0].name=" + USER);
         p.add("dump.users[0].password=" + PASSWORD);
+        p.add("dump.users[1].name=" + ADMIN_USER);
+        p.add("dump.users[1].password=" + ADMIN_PASSWORD);
+        p.add("dump.users[1].admin=true");
+        p.add("cdc.admin.user=" + ADMIN_USER);
+        p.add("cdc.admin.password=" + ADMIN_PASSWORD);
+        p.add("server.address=" + bind);
         p.add("server.port=" + managementPort);
         p.add("spring.main.banner-mode=off");
         p.add("logging.level.root=WARN");
         p.add("logging.level.io.tributary.status=INFO");
         p.add("logging.level.io.tributary.daemon.runtime=INFO");
-        context = new SpringApplicationBuilder(TributaryApplication.class).properties(p.toArray(String[]::new)).run();
+        // main(): Spring's startup lines name the daemon, not the quickstart whose main() called this
+        context = new SpringApplicationBuilder(TributaryApplication.class).main(TributaryApplication.class)
+                .properties(p.toArray(String[]::new)).run();
         runtime = context.getBean(TributaryRuntime.class);
         this.managementPort = managementPort;
     }

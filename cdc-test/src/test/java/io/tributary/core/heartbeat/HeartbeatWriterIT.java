@@ -208,6 +208,37 @@ class HeartbeatWriterIT {
         }
     }
 
+    @Test
+    void aWriteHeldUpForAFewBeatsIsNoWarningButOneRunningPastASecondIs(ShardCluster shards) throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(HeartbeatWriter.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get);
+             Connection lock = shards.info(1).openAdminConnection(); Statement st = lock.createStatement()) {
+            w.createTables();
+            w.beat();
+            // another transaction holds shard-1's heartbeat row: its next write waits (as behind a slow fsync)
+            lock.setAutoCommit(false);
+            st.executeQuery("SELECT * FROM __cdc__.__cdc_heartbeat__ WHERE id = 1 FOR UPDATE").close();
+            for (int i = 0; i < 6; i++) { // the held write starts, then 5 beats skipped within 500 ms
+                clock.addAndGet(100_000);
+                w.beat(Duration.ofMillis(100));
+            }
+            assertThat(messages(logged, "shard-1")).as("a write held up for 500 ms").isEmpty();
+            clock.addAndGet(1_000_000);
+            w.beat(Duration.ofMillis(100));
+            assertThat(messages(logged, "shard-1")).singleElement().asString()
+                    .contains("skipped, the previous write has run 1500 ms (6 beats skipped so far)");
+            lock.rollback();
+        } finally {
+            logger.detachAppender(logged);
+        }
+    }
+
     private static List<String> messages(ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> a,
             String shard) {
         synchronized (a.list) {
