@@ -49,12 +49,31 @@ class HaproxyTwinsIT {
             s.execute("INSERT INTO front_0.orders VALUES (7001, 11), (7002, 12)");
         }
         Process proxy = null;
-        try (DaemonProcess a = DaemonProcess.builder(shards.infos(), dir.resolve("twin-a")).flavor("mariadb").heap("256m")
-                .start();
-             DaemonProcess b = DaemonProcess.builder(shards.infos(), dir.resolve("twin-b")).flavor("mariadb").heap("256m")
-                     .readerIdBlock(1).start()) {
+        Process mysqlCheck = null;
+        try (DaemonProcess a = twin(shards, dir.resolve("twin-a"), 0); DaemonProcess b = twin(shards, dir.resolve("twin-b"), 1)) {
             a.awaitTransactions(2, Duration.ofSeconds(60));
             b.awaitTransactions(2, Duration.ofSeconds(60));
+            // the paths deploy/k8s probes, with the ConfigMap's management settings
+            assertThat(b.get("/actuator/health/liveness")).startsWith("{\"status\":\"UP\"");
+            assertThat(b.get("/actuator/health/readiness")).startsWith("{\"status\":\"UP\"")
+                    .contains("\"shards\"", "\"globalBinlog\"", "\"disk\"", "\"readinessState\"");
+
+            // why haproxy.cfg does not use "option mysql-check user ...": HAProxy logs in without a password,
+            // which the dump server refuses, so a healthy twin is marked DOWN
+            Path mysqlCfg = dir.resolve("haproxy-mysql-check.cfg");
+            String httpCheck = HaproxyFront.withPorts(HaproxyFront.checkedIn(), freePort(),
+                    new int[] {a.dumpPort(), b.dumpPort()}, new int[] {a.dumpPort(), b.dumpPort()});
+            Files.writeString(mysqlCfg, httpCheck.replaceAll("(?m)^\\s*(option httpchk|http-check .*)$", "")
+                    .replace("    default-server ", "    option mysql-check user " + DaemonProcess.DUMP_USER
+                            + " post-41\n    default-server "));
+            Path mysqlLog = dir.resolve("haproxy-mysql-check.log");
+            mysqlCheck = new ProcessBuilder(haproxy.toString(), "-db", "-f", mysqlCfg.toString())
+                    .redirectErrorStream(true).redirectOutput(mysqlLog.toFile()).start();
+            awaitLog(mysqlLog, "Server tributary_twins/twin-a is DOWN", Duration.ofSeconds(30));
+            assertThat(Files.readString(mysqlLog)).contains("reason: Layer7");
+            assertThat(a.logContains("access denied for user '" + DaemonProcess.DUMP_USER + "'"))
+                    .as("twin A refused HAProxy's login without a password: %s", a.logFile()).isTrue();
+            stop(mysqlCheck);
 
             int front = freePort();
             Path cfg = dir.resolve("haproxy.cfg");
@@ -85,11 +104,24 @@ class HaproxyTwinsIT {
             awaitLog(log, "tributary_twins/twin-b", Duration.ofSeconds(10));
             System.out.println("HaproxyTwinsIT: twin A marked DOWN " + markedDown.toMillis() + " ms after kill -9");
         } finally {
-            if (proxy != null) {
-                proxy.destroy();
-                if (!proxy.waitFor(10, TimeUnit.SECONDS)) {
-                    proxy.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                }
+            stop(proxy);
+            stop(mysqlCheck);
+        }
+    }
+
+    /** A twin with the management settings of deploy/k8s's ConfigMap (its probes' paths). */
+    private static DaemonProcess twin(ShardCluster shards, Path dir, int index) throws IOException, InterruptedException {
+        DaemonProcess.Builder b = DaemonProcess.builder(shards.infos(), dir).flavor("mariadb").heap("256m")
+                .readerIdBlock(index);
+        DeployKubernetesTest.managementProperties().forEach(b::property);
+        return b.start();
+    }
+
+    private static void stop(Process p) throws InterruptedException {
+        if (p != null && p.isAlive()) {
+            p.destroy();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
     }
