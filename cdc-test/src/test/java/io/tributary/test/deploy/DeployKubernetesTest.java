@@ -18,12 +18,10 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.tributary.daemon.config.ShardConfig;
 import io.tributary.daemon.config.TributaryConfig;
-import io.tributary.daemon.config.TributaryConfigLoader;
 import java.io.IOException;
 import java.io.Reader;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,16 +32,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.env.YamlPropertySourceLoader;
-import org.springframework.core.env.MapPropertySource;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.env.StandardEnvironment;
-import org.springframework.core.io.ByteArrayResource;
 import org.yaml.snakeyaml.Yaml;
 
 /**
@@ -60,7 +51,6 @@ class DeployKubernetesTest {
     /** The image's working directory and configuration file (deploy/Dockerfile). */
     private static final String WORKDIR = "/var/lib/tributary";
     private static final String CONFIG_FILE = "/etc/tributary/application.yml";
-    private static final Pattern PASSWORD_ENV = Pattern.compile("password-env:\\s*(\\S+)");
 
     private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of("ConfigMap", ConfigMap.class,
             "Secret", Secret.class, "Service", Service.class, "StatefulSet", StatefulSet.class);
@@ -167,11 +157,7 @@ class DeployKubernetesTest {
     @Test
     void shouldGiveEveryPasswordTheConfigurationNamesFromTheSecret() {
         Container c = container(one(StatefulSet.class, "tributary"));
-        Set<String> named = new TreeSet<>();
-        Matcher m = PASSWORD_ENV.matcher(applicationYml());
-        while (m.find()) {
-            named.add(m.group(1));
-        }
+        Set<String> named = DeployConfigs.passwordEnvs(applicationYml());
         assertThat(named).contains("TRIBUTARY_SHARD_PASSWORD", "TRIBUTARY_DUMP_PASSWORD", "TRIBUTARY_ADMIN_PASSWORD");
         Secret secret = one(Secret.class, "tributary-secrets");
         Set<String> keys = new TreeSet<>(secret.getStringData() != null ? secret.getStringData().keySet() : Set.of());
@@ -211,49 +197,12 @@ class DeployKubernetesTest {
         if (RESOURCES.isEmpty()) {
             read();
         }
-        Map<String, String> out = new LinkedHashMap<>();
-        for (PropertySource<?> s : yamlSources()) {
-            for (String name : ((MapPropertySource) s).getPropertyNames()) {
-                if (name.startsWith("management.")) {
-                    out.put(name, String.valueOf(s.getProperty(name)));
-                }
-            }
-        }
-        return out;
+        return DeployConfigs.properties(applicationYml(), "management.");
     }
 
-    /**
-     * The ConfigMap's application.yml loaded by the daemon's own loader, as twin {@code index} reads it: each
-     * {@code password-env} given a password, {@code TRIBUTARY_TWIN_INDEX} set as the StatefulSet sets it.
-     */
+    /** The ConfigMap's application.yml as twin {@code index} reads it ({@code TRIBUTARY_TWIN_INDEX} set). */
     private static TributaryConfig config(int index) {
-        StandardEnvironment env = new StandardEnvironment();
-        env.getPropertySources().forEach(s -> env.getPropertySources().remove(s.getName()));
-        Map<String, Object> overrides = new LinkedHashMap<>();
-        overrides.put("TRIBUTARY_TWIN_INDEX", String.valueOf(index));
-        List<PropertySource<?>> sources = yamlSources();
-        for (PropertySource<?> s : sources) {
-            Map<String, Object> props = new LinkedHashMap<>();
-            for (String name : ((MapPropertySource) s).getPropertyNames()) {
-                if (name.endsWith(".password-env")) {
-                    props.put(name.substring(0, name.length() - "-env".length()), "pw-" + s.getProperty(name));
-                } else {
-                    props.put(name, s.getProperty(name));
-                }
-            }
-            env.getPropertySources().addLast(new MapPropertySource(s.getName(), props));
-        }
-        env.getPropertySources().addFirst(new MapPropertySource("pod", overrides));
-        return new TributaryConfigLoader(env).load();
-    }
-
-    private static List<PropertySource<?>> yamlSources() {
-        try {
-            return new YamlPropertySourceLoader().load("configmap",
-                    new ByteArrayResource(applicationYml().getBytes(StandardCharsets.UTF_8)));
-        } catch (IOException e) {
-            throw new AssertionError("the ConfigMap's application.yml is not YAML", e);
-        }
+        return DeployConfigs.load(applicationYml(), Map.of("TRIBUTARY_TWIN_INDEX", String.valueOf(index)));
     }
 
     private static String applicationYml() {
