@@ -1,0 +1,69 @@
+package io.tributary.test.deploy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * deploy/haproxy/haproxy.cfg as the tests use it: the checked-in file, found HAProxy executable, and a copy
+ * with the test's own addresses in place of the twins' compose names and the fixed ports (the file is kept as
+ * users run it).
+ */
+final class HaproxyFront {
+
+    static final Path CONFIG = Path.of("../deploy/haproxy/haproxy.cfg");
+    private static final Pattern BIND = Pattern.compile("(?m)^(\\s*bind )\\S+$");
+    private static final Pattern SERVER = Pattern.compile(
+            "(?m)^(\\s*server (twin-[ab]) )tributary-([ab]):3399( check port )9400(.*)$");
+
+    private HaproxyFront() {
+    }
+
+    /** The haproxy executable on the PATH or in /usr/sbin, if any. */
+    static Optional<Path> executable() {
+        String path = System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/local/sbin";
+        for (String dir : path.split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "haproxy"))) {
+                return Optional.of(Path.of(dir, "haproxy"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    static String checkedIn() throws IOException {
+        if (!Files.exists(CONFIG)) {
+            throw new AssertionError(CONFIG.toAbsolutePath() + " does not exist");
+        }
+        return Files.readString(CONFIG);
+    }
+
+    /**
+     * The checked-in configuration with its listener on {@code 127.0.0.1:front} and twin A/B at
+     * {@code 127.0.0.1:dump[i]}, health-checked on {@code 127.0.0.1:management[i]}.
+     */
+    static String withPorts(String config, int front, int[] dump, int[] management) {
+        Matcher bind = BIND.matcher(config);
+        if (!bind.find() || bind.find()) {
+            throw new AssertionError("haproxy.cfg must have exactly one bind line:\n" + config);
+        }
+        String out = BIND.matcher(config).replaceFirst("$1127.0.0.1:" + front);
+        Matcher server = SERVER.matcher(out);
+        StringBuilder sb = new StringBuilder();
+        int found = 0;
+        while (server.find()) {
+            int i = server.group(3).equals("a") ? 0 : 1;
+            server.appendReplacement(sb, Matcher.quoteReplacement(server.group(1) + "127.0.0.1:" + dump[i]
+                    + server.group(4) + management[i] + server.group(5)));
+            found++;
+        }
+        server.appendTail(sb);
+        if (found != 2) {
+            throw new AssertionError("haproxy.cfg must have the two server lines 'server twin-a tributary-a:3399 check"
+                    + " port 9400 ...' and twin-b; found " + found);
+        }
+        return sb.toString();
+    }
+}
