@@ -22,15 +22,19 @@ import org.junit.jupiter.api.io.TempDir;
  * Twins (issue 20, "Identical output"): two daemons with the same configuration (MySQL flavor, so the GTIDs carry
  * the server UUID; 1 MB files, so they rotate during the run) but their own ports, directories and reader server ids,
  * read the same 4 shards; the second starts 15 s after the first, under an {@code oltp_write_only} load with XA
- * over 2-4 shards and rollbacks. Both write heartbeats to the shards all along. Once the load has stopped and both
- * have caught up, their global binlog files are byte-identical, file by file, the one being written included; and
- * again after both stopped cleanly (each file then ends with the same STOP).
+ * over 2-4 shards and rollbacks. Both write heartbeats to the shards all along. Meanwhile the second is stopped
+ * cleanly (its last file then ends with a STOP, in-use flag cleared) and started again, and the first is killed with
+ * {@code kill -9} (recovery cuts its torn tail) and started again. Once the load has stopped and both have caught
+ * up, their global binlog files are byte-identical, file by file, the one being written included; and again after
+ * both stopped cleanly (each last file then ends with the same STOP).
  */
 @WithShards(count = 4)
 class TwinsIT {
 
-    static final Duration LOAD = Duration.ofSeconds(Long.getLong("tributary.twins.seconds", 50));
+    static final Duration LOAD = Duration.ofSeconds(Long.getLong("tributary.twins.seconds", 55));
     static final Duration SECOND_STARTS_AFTER = Duration.ofSeconds(15);
+    static final Duration SECOND_STOPS_AT = Duration.ofSeconds(25);
+    static final Duration FIRST_KILLED_AT = Duration.ofSeconds(35);
 
     @Test
     void twinsStartedAtDifferentTimesWriteTheSameGlobalBinlogByteForByte(ShardCluster shards, @TempDir Path dir)
@@ -47,7 +51,20 @@ class TwinsIT {
                 log(t0, "twin b up (pid %d, dump port %d); twin a has written %.0f transactions, %d files", b.pid(),
                         b.dumpPort(), DaemonProcess.sum(a.metrics(), "tributary_binlog_transactions_total"),
                         files(binlog(a)).size());
-                Thread.sleep(Math.max(0, LOAD.minus(SECOND_STARTS_AFTER).toMillis()));
+                sleepUntil(t0, SECOND_STOPS_AT);
+                int exit = b.stop(Duration.ofSeconds(60));
+                assertThat(exit).as("exit code of twin b after SIGTERM").isIn(0, 143);
+                String stopped = end(binlog(b));
+                Thread.sleep(3000);
+                b.restart();
+                log(t0, "twin b stopped cleanly at %s and started again", stopped);
+                sleepUntil(t0, FIRST_KILLED_AT);
+                a.kill9();
+                String killed = end(binlog(a));
+                Thread.sleep(3000);
+                a.restart();
+                log(t0, "twin a killed with kill -9 at %s and started again", killed);
+                sleepUntil(t0, LOAD);
                 load.stop();
                 long stoppedAt = System.currentTimeMillis();
                 log(t0, "load stopped: %d commits (%d XA), %d aborted", load.commits(), load.xaCommits(), load.aborted());
@@ -73,9 +90,10 @@ class TwinsIT {
                 assertThat(last[last.length - 23 + 4]).as("type of the last event after a clean stop (STOP = 3)")
                         .isEqualTo((byte) 3);
                 System.out.printf(Locale.ROOT, "E2E twins: %d transactions (%d XA, %d aborted) in %d s; twin b started %d s"
-                        + " after twin a; %d global binlog files (%d bytes) identical byte for byte, also after a clean"
+                        + " after twin a, stopped and restarted at %d s; twin a killed and restarted at %d s; %d global binlog files (%d bytes) identical byte for byte, also after a clean"
                         + " stop of both; %.1f s in all%n", load.commits(), load.xaCommits(), load.aborted(),
-                        LOAD.toSeconds(), SECOND_STARTS_AFTER.toSeconds(), names.size(), totalBytes(binlog(a), names),
+                        LOAD.toSeconds(), SECOND_STARTS_AFTER.toSeconds(), SECOND_STOPS_AT.toSeconds(),
+                        FIRST_KILLED_AT.toSeconds(), names.size(), totalBytes(binlog(a), names),
                         (System.nanoTime() - t0) / 1e9);
             }
         }
@@ -90,6 +108,13 @@ class TwinsIT {
                 .property("logging.level.root", "WARN")
                 .property("logging.level.io.tributary.daemon.runtime", "INFO")
                 .property("logging.level.io.tributary.storage.binlog", "INFO");
+    }
+
+    private static void sleepUntil(long t0, Duration elapsed) throws InterruptedException {
+        long wait = t0 + elapsed.toNanos() - System.nanoTime();
+        if (wait > 0) {
+            Thread.sleep(wait / 1_000_000);
+        }
     }
 
     private static Path binlog(DaemonProcess d) {
