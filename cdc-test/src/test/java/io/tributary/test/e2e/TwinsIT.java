@@ -47,7 +47,9 @@ class TwinsIT {
             load.start();
             log(t0, "twin a up (pid %d, dump port %d); load started: %s", a.pid(), a.dumpPort(), options);
             Thread.sleep(SECOND_STARTS_AFTER.toMillis());
+            DaemonProcess started = null;
             try (DaemonProcess b = twin(shards, dir.resolve("b"), 1).start()) {
+                started = b;
                 log(t0, "twin b up (pid %d, dump port %d); twin a has written %.0f transactions, %d files", b.pid(),
                         b.dumpPort(), DaemonProcess.sum(a.metrics(), "tributary_binlog_transactions_total"),
                         files(binlog(a)).size());
@@ -95,7 +97,25 @@ class TwinsIT {
                         LOAD.toSeconds(), SECOND_STARTS_AFTER.toSeconds(), SECOND_STOPS_AT.toSeconds(),
                         FIRST_KILLED_AT.toSeconds(), names.size(), totalBytes(binlog(a), names),
                         (System.nanoTime() - t0) / 1e9);
+            } finally {
+                if (started != null) {
+                    keepLogs(started, "twins-b");
+                }
+                keepLogs(a, "twins-a");
             }
+        }
+    }
+
+    /** The twin's logs outlive the temporary directory, under {@code target/e2e-logs/<name>}. */
+    private static void keepLogs(DaemonProcess d, String name) {
+        Path to = Path.of("target", "e2e-logs", name).toAbsolutePath();
+        try (java.util.stream.Stream<Path> logs = Files.list(d.directory())) {
+            Files.createDirectories(to);
+            for (Path l : logs.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+                Files.copy(l, to.resolve(l.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            System.out.println("could not keep the logs of " + name + " in " + to + ": " + e);
         }
     }
 
