@@ -15,8 +15,11 @@ import java.util.function.Consumer;
 /**
  * Gives every logical table a global table id and rewrites the shards' TABLE_MAP and rows events to it.
  *
- * <p>A global id stands for one (logical table, {@link ColumnLayout}) pair, handed out from 1 in the order
- * pairs are first seen, so the same input order gives the same ids (invariant 4). Physical tables of one
+ * <p>A global id stands for one (logical table, {@link ColumnLayout}) pair and is a function of that pair alone
+ * ({@link #stableId}: 40 bits of its SHA-256), not of the order pairs are first seen in: a daemon restarted in the
+ * middle of the shard binlogs, or a twin started later, gives every table the id it had (issue 20). Two pairs
+ * whose hashes collide (about one chance in 10^6 with a thousand pairs) are told apart by giving the later one the
+ * next free id; only then do the ids depend on the order. Physical tables of one
  * logical table with the same layout share the id. Physical tables whose layouts differ are NOT merged:
  * each layout keeps an id of its own (its table maps still carry the logical name, so its rows stay
  * decodable), and a {@link LayoutConflict} naming both physical tables and both layouts is reported, once
@@ -54,7 +57,10 @@ public final class GlobalTableRegistry {
     private final Map<String, Map<Long, Renamed>> renamed = new HashMap<>();
     /** Changes of any physical table's current layout: a {@link Renamed} of an earlier count is stale. */
     private long layoutChanges;
-    private long nextId = 1;
+    /** Ids handed out, and to which pair (for the rare collision of two pairs' hashes). */
+    private final Map<Long, Key> idOwners = new HashMap<>();
+    /** Table ids stay below this: TABLE_MAP holds 6 bytes, and ~0 of them is MySQL's dummy id. */
+    static final long ID_LIMIT = 1L << 40;
 
     /**
      * @param names    the naming rules
@@ -81,7 +87,12 @@ public final class GlobalTableRegistry {
         String source = shard + " " + map.database() + "." + map.table();
         Assigned assigned = ids.get(key);
         if (assigned == null) {
-            assigned = new Assigned(nextId++, source);
+            long id = stableId(table, layout);
+            while (idOwners.containsKey(id)) {
+                id = id + 1 < ID_LIMIT ? id + 1 : 1;
+            }
+            idOwners.put(id, key);
+            assigned = new Assigned(id, source);
             ids.put(key, assigned);
         }
         Map<String, ColumnLayout> layouts = current.computeIfAbsent(table, t -> new LinkedHashMap<>());
@@ -117,6 +128,31 @@ public final class GlobalTableRegistry {
                     + " (known ids: " + (m == null ? "none" : m) + ")");
         }
         return new GlobalEvent.Rows(event, id);
+    }
+
+    /**
+     * The global id a (logical table, layout) pair gets unless another pair's took it first: 40 bits (never 0) of the
+     * SHA-256 of the names, column types, metadata, nullability and column names.
+     */
+    static long stableId(LogicalTable table, ColumnLayout layout) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(table.database()).append('\0').append(table.table()).append('\0');
+        for (int i = 0; i < layout.types().size(); i++) {
+            sb.append(layout.types().get(i).code()).append(':').append(layout.metadata().get(i)).append(',');
+        }
+        sb.append('\0').append(layout.nullable()).append('\0').append(String.join("\0", layout.names()));
+        byte[] d;
+        try {
+            d = java.security.MessageDigest.getInstance("SHA-256").digest(sb.toString().getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+        long id = 0;
+        for (int i = 0; i < 5; i++) {
+            id = (id << 8) | (d[i] & 0xff);
+        }
+        return id == 0 ? 1 : id;
     }
 
     /** Forgets the shard's physical table ids: its transaction ended. */

@@ -31,19 +31,20 @@ class GlobalTableRegistryTest {
         GlobalEvent.TableMap m1 = registry.tableMap("shard-1", s1);
         assertThat(m0.database()).isEqualTo("shop");
         assertThat(m0.table()).isEqualTo("orders");
-        assertThat(m1.tableId()).isEqualTo(m0.tableId()).isEqualTo(1);
+        assertThat(m1.tableId()).isEqualTo(m0.tableId()).isPositive();
         assertThat(m1.source()).isSameAs(s1);
-        assertThat(registry.rows("shard-1", PhysicalTables.rows(tables.rowsA, 1234)).tableId()).isEqualTo(1);
-        assertThat(registry.rows("shard-0", PhysicalTables.rows(tables.rowsA, 70)).tableId()).isEqualTo(1);
+        assertThat(registry.rows("shard-1", PhysicalTables.rows(tables.rowsA, 1234)).tableId()).isEqualTo(m0.tableId());
+        assertThat(registry.rows("shard-0", PhysicalTables.rows(tables.rowsA, 70)).tableId()).isEqualTo(m0.tableId());
         assertThat(reported).isEmpty();
     }
 
     @Test
     void differingLayoutsAreReportedWithBothAndNotMerged() {
-        registry.tableMap("shard-0", PhysicalTables.renamed(tables.tableMapA, 70, "shop_00", "orders_0000"));
+        long first = registry.tableMap("shard-0", PhysicalTables.renamed(tables.tableMapA, 70, "shop_00", "orders_0000"))
+                .tableId();
         GlobalEvent.TableMap other = registry.tableMap("shard-2",
                 PhysicalTables.renamed(tables.tableMapB, 71, "shop_02", "orders_0002"));
-        assertThat(other.tableId()).isEqualTo(2);
+        assertThat(other.tableId()).isNotEqualTo(first);
         assertThat(other.table()).isEqualTo("orders");
         assertThat(reported).hasSize(1);
         LayoutConflict c = reported.get(0);
@@ -51,11 +52,11 @@ class GlobalTableRegistryTest {
         assertThat(c.firstLayout()).isEqualTo(ColumnLayout.of(tables.tableMapA.body(TableMapEvent.class)));
         assertThat(c.layout()).isEqualTo(ColumnLayout.of(tables.tableMapB.body(TableMapEvent.class)));
         assertThat(c.message()).startsWith("logical table shop.orders: shard-2 shop_02.orders_0002 has columns ")
-                .contains("but shard-0 shop_00.orders_0000 has ", "not merged: kept as table id 2 beside table id 1");
+                .contains("but shard-0 shop_00.orders_0000 has ", "not merged: kept as table id " + other.tableId() + " beside table id " + first);
         // Seen again, the known layouts keep their ids and are not reported again.
         registry.tableMap("shard-2", PhysicalTables.renamed(tables.tableMapB, 72, "shop_02", "orders_0002"));
         assertThat(registry.tableMap("shard-1", PhysicalTables.renamed(tables.tableMapA, 9, "shop_01", "orders_0001"))
-                .tableId()).isEqualTo(1);
+                .tableId()).isEqualTo(first);
         assertThat(registry.conflicts()).hasSize(1);
     }
 
@@ -68,23 +69,33 @@ class GlobalTableRegistryTest {
         assertThat(reported.get(0).firstSource()).isEqualTo("s1 shop_01.orders_01");
         long altered1 = registry.tableMap("s1", PhysicalTables.renamed(tables.tableMapB, 2, "shop_01", "orders_01")).tableId();
         registry.tableMap("s0", PhysicalTables.renamed(tables.tableMapB, 2, "shop_00", "orders_00"));
-        assertThat(altered1).isEqualTo(altered0).isEqualTo(2);
+        assertThat(altered1).isEqualTo(altered0);
         assertThat(reported).as("converged: nothing more").hasSize(1);
     }
 
     @Test
-    void idsDependOnlyOnTheOrderTablesAreSeen() {
-        List<Long> first = ids(new GlobalTableRegistry(LogicalNames.defaults(), c -> { }));
-        List<Long> second = ids(new GlobalTableRegistry(LogicalNames.defaults(), c -> { }));
-        assertThat(first).isEqualTo(second).containsExactly(1L, 2L, 1L, 3L);
+    void idsDependOnTheTablesAloneNotOnTheOrderTheyAreSeenIn() {
+        List<Long> first = ids(new GlobalTableRegistry(LogicalNames.defaults(), c -> { }), false);
+        // as a daemon restarted midway, or a twin started later, sees them: another order, another start
+        List<Long> reversed = ids(new GlobalTableRegistry(LogicalNames.defaults(), c -> { }), true);
+        assertThat(first).isEqualTo(reversed);
+        assertThat(first.get(2)).as("shop.orders from another shard").isEqualTo(first.get(0));
+        assertThat(java.util.Set.of(first.get(0), first.get(1), first.get(3))).as("three logical tables").hasSize(3);
+        assertThat(first).allSatisfy(id -> assertThat(id).isBetween(1L, GlobalTableRegistry.ID_LIMIT - 1));
     }
 
-    private List<Long> ids(GlobalTableRegistry r) {
-        return List.of(
-                r.tableMap("s0", PhysicalTables.renamed(tables.tableMapA, 1, "shop_00", "orders_00")).tableId(),
-                r.tableMap("s0", PhysicalTables.renamed(tables.tableMapA, 2, "shop_00", "items_00")).tableId(),
-                r.tableMap("s1", PhysicalTables.renamed(tables.tableMapA, 1, "shop_01", "orders_01")).tableId(),
-                r.tableMap("s1", PhysicalTables.renamed(tables.tableMapA, 3, "crm_01", "orders_01")).tableId());
+    private List<Long> ids(GlobalTableRegistry r, boolean reversed) {
+        List<java.util.function.Supplier<Long>> seen = List.of(
+                () -> r.tableMap("s0", PhysicalTables.renamed(tables.tableMapA, 1, "shop_00", "orders_00")).tableId(),
+                () -> r.tableMap("s0", PhysicalTables.renamed(tables.tableMapA, 2, "shop_00", "items_00")).tableId(),
+                () -> r.tableMap("s1", PhysicalTables.renamed(tables.tableMapA, 1, "shop_01", "orders_01")).tableId(),
+                () -> r.tableMap("s1", PhysicalTables.renamed(tables.tableMapA, 3, "crm_01", "orders_01")).tableId());
+        Long[] ids = new Long[seen.size()];
+        for (int k = 0; k < seen.size(); k++) {
+            int i = reversed ? seen.size() - 1 - k : k;
+            ids[i] = seen.get(i).get();
+        }
+        return List.of(ids);
     }
 
     @Test

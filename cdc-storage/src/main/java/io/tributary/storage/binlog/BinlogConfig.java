@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,9 +35,11 @@ import java.util.regex.Pattern;
  * @param serverId          {@code binlog.server.id}
  * @param domainId          {@code binlog.domain.id}
  * @param ioRetryInterval   {@code binlog.io.retry.interval}
+ * @param serverUuid        {@code binlog.server.uuid}, null when not set ({@link #effectiveServerUuid()} derives it)
  */
 public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, SyncPolicy sync, Duration syncInterval,
-        long retentionBytes, Duration retentionTime, long serverId, long domainId, Duration ioRetryInterval) {
+        long retentionBytes, Duration retentionTime, long serverId, long domainId, Duration ioRetryInterval,
+        UUID serverUuid) {
 
     /** The smallest file size accepted: room for the file header and a few transactions. */
     public static final long MIN_FILE_SIZE = 4096;
@@ -95,10 +98,19 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
             Duration.class).defaultValue("1s").parser(BinlogConfig::parseDuration)
             .validator(v -> require(!v.isNegative() && !v.isZero(), "must be more than 0"))
             .doc("After a write error (disk full), how often writing is retried.").build();
+    public static final ConfigKey<UUID> SERVER_UUID = ConfigKey.define("binlog.server.uuid", UUID.class)
+            .computedDefault(() -> null, "derived from binlog.server.id (name-based UUID of"
+                    + " 'tributary:binlog.server.id=<id>')")
+            .parser(BinlogConfig::parseUuid)
+            .doc("Server UUID of the global GTIDs (MySQL flavor; MariaDB GTIDs use binlog.domain.id and"
+                    + " binlog.server.id), also reported as @@server_uuid. Twins writing the same global binlog"
+                    + " must have the same one, which the default (a function of binlog.server.id) gives them. Kept"
+                    + " in binlog.dir/auto.cnf when the first file is created; a different value later is refused.")
+            .build();
 
     /** Every {@code binlog.*} key, in declaration order. */
     public static final List<ConfigKey<?>> KEYS = List.of(DIR, FLAVOR, FILE_SIZE, SYNC, SYNC_INTERVAL, RETENTION_SIZE,
-            RETENTION_TIME, SERVER_ID, DOMAIN_ID, IO_RETRY_INTERVAL);
+            RETENTION_TIME, SERVER_ID, DOMAIN_ID, IO_RETRY_INTERVAL, SERVER_UUID);
 
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([KMGT]?B?)?", Pattern.CASE_INSENSITIVE);
 
@@ -150,10 +162,40 @@ public record BinlogConfig(Path dir, BinlogFlavor flavor, long fileSizeBytes, Sy
         Long serverId = convert(values, SERVER_ID, problems);
         Long domainId = convert(values, DOMAIN_ID, problems);
         Duration retry = convert(values, IO_RETRY_INTERVAL, problems);
+        String uuidText = values.get(SERVER_UUID.name());
+        UUID uuid = uuidText == null ? null : problems.read(SERVER_UUID, SERVER_UUID.name(), uuidText, false);
         checkRanges(problems, fileSize, syncInterval, retentionSize, retentionTime, serverId, domainId, retry);
         problems.throwIfAny();
         return new BinlogConfig(dir, flavor, fileSize, sync, syncInterval, retentionSize, retentionTime, serverId,
-                domainId, retry);
+                domainId, retry, uuid);
+    }
+
+    /**
+     * The server UUID of the GTIDs: {@code binlog.server.uuid}, or when it is not set, the name-based (version 3)
+     * UUID of {@code tributary:binlog.server.id=<id>}: a function of the configuration alone, so that twins with
+     * the same {@code binlog.server.id} write the same GTIDs.
+     */
+    public UUID effectiveServerUuid() {
+        return serverUuid != null ? serverUuid : derivedServerUuid(serverId);
+    }
+
+    /** The default of {@code binlog.server.uuid} for {@code serverId}. */
+    public static UUID derivedServerUuid(long serverId) {
+        return UUID.nameUUIDFromBytes(("tributary:binlog.server.id=" + serverId)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Only the canonical 8-4-4-4-12 hexadecimal form ({@link UUID#fromString} accepts shorter groups too). */
+    static UUID parseUuid(String v) {
+        if (!v.matches("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")) {
+            throw new IllegalArgumentException("not a UUID (32 hexadecimal digits as 8-4-4-4-12, e.g."
+                    + " 3e11fa47-71ca-11e1-9e33-c80aa9429562)");
+        }
+        UUID u = UUID.fromString(v);
+        if (u.getMostSignificantBits() == 0 && u.getLeastSignificantBits() == 0) {
+            throw new IllegalArgumentException("must not be the nil UUID (MySQL reads it as no server UUID)");
+        }
+        return u;
     }
 
     /** The key's value (or default) converted; null, with the problem recorded, when absent or not convertible. */

@@ -9,7 +9,7 @@ import java.util.OptionalLong;
  * binlog.000001 ... binlog.NNNNNN   the global binlog files (6 digits, more past 999999, as MySQL does)
  * binlog.index                      their names, one per line, oldest first
  * binlog.checkpoint                 the last durable position with every shard's resume position
- * auto.cnf                          the daemon's server UUID, generated once ({@code [auto] server-uuid=...})
+ * auto.cnf                          the GTIDs' server UUID ({@code binlog.server.uuid} or derived), kept once ({@code [auto] server-uuid=...})
  * *.tmp                             a state file being replaced; left over only by a crash, then ignored
  * </pre>
  */

@@ -90,7 +90,7 @@ public final class BinlogRecovery {
         if (read.isEmpty()) {
             if (files.isEmpty()) {
                 log.info("no global binlog in {}: starting fresh", dir);
-                return new RecoveredBinlog(List.of(), Optional.empty(), actions);
+                return new RecoveredBinlog(List.of(), Optional.empty(), actions, 0);
             }
             if (files.size() == 1 && files.firstKey() == 1) {
                 Path only = files.firstEntry().getValue();
@@ -98,7 +98,7 @@ public final class BinlogRecovery {
                         + Files.size(only) + " bytes)");
                 Files.delete(only);
                 Files.deleteIfExists(dir.resolve(BinlogFiles.INDEX_FILE));
-                return new RecoveredBinlog(List.of(), Optional.empty(), actions);
+                return new RecoveredBinlog(List.of(), Optional.empty(), actions, 0);
             }
             throw new BinlogRecoveryException(dir.resolve(BinlogFiles.CHECKPOINT_FILE) + " is missing but " + files.size()
                     + " binlog files exist (" + files.firstEntry().getValue().getFileName() + " .. "
@@ -165,7 +165,7 @@ public final class BinlogRecovery {
             }
         }
         // pass 5: the last file up to the checkpoint
-        validateLastFile(cpFile, cp, entries.get(entries.size() - 1).previousSequence());
+        long lastTimestamp = validateLastFile(cpFile, cp, entries.get(entries.size() - 1).previousSequence());
         // pass 6: the index
         List<String> names = entries.stream().map(BinlogIndex.Entry::file).toList();
         if (!names.equals(listed)) {
@@ -175,7 +175,7 @@ public final class BinlogRecovery {
         act("resuming after GTID sequence " + cp.lastSequence() + " at " + cp.file() + ":" + cp.position() + " ("
                 + entries.size() + " files " + names.get(0) + " .. " + names.get(names.size() - 1) + "); shards resume from "
                 + cp.shards().values());
-        return new RecoveredBinlog(entries, read, actions);
+        return new RecoveredBinlog(entries, read, actions, lastTimestamp);
     }
 
     /** The GTID sequence number before {@code file}, from its PREVIOUS_GTIDS / GTID_LIST. */
@@ -244,12 +244,15 @@ public final class BinlogRecovery {
         }
     }
 
-    private void validateLastFile(Path file, BinlogCheckpoint cp, long previousSequence) throws IOException {
+    /** Checks the last file up to the checkpoint; returns the header timestamp of its last event there. */
+    private long validateLastFile(Path file, BinlogCheckpoint cp, long previousSequence) throws IOException {
         long lastGtid = previousSequence;
         long events = 0;
+        long lastTimestamp = 0;
         try (BinlogEventScanner s = BinlogEventScanner.open(file)) {
             for (BinlogEvent e = s.next(cp.position()); e != null; e = s.next(cp.position())) {
                 events++;
+                lastTimestamp = e.header().timestamp();
                 if (e.type() == EventType.GTID) {
                     lastGtid = s.decode(e).body(GtidEvent.class).gno();
                 } else if (e.type() == EventType.MARIA_GTID) {
@@ -269,6 +272,7 @@ public final class BinlogRecovery {
         }
         act("validated " + file.getFileName() + " up to " + cp.position() + " (" + events + " events, last GTID sequence "
                 + lastGtid + ")");
+        return lastTimestamp;
     }
 
     private void act(String what) {

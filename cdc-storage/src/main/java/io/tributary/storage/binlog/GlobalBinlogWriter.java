@@ -64,6 +64,15 @@ import org.slf4j.LoggerFactory;
  * the low 32 bits ({@link BinlogEventEncoder}), and a subscriber enters such a file by GTID, or by a
  * COM_BINLOG_DUMP position only where it is unambiguous ({@link BinlogFileReader#fourBytePositionProblem}).
  *
+ * <p><b>Timestamps.</b> Nothing written depends on the daemon's clock, so that twins (two daemons with the same
+ * configuration reading the same shards, started at different times) write the same bytes. A transaction's events
+ * carry its commit time (the shards'); a DDL's query its shard's timestamp. Every other event the writer makes (the
+ * FORMAT_DESCRIPTION and PREVIOUS_GTIDS / GTID_LIST of a file, ROTATE, STOP) carries the <em>binlog time</em>: the
+ * header timestamp of the last event written before it (0 before the first transaction), which after a restart
+ * {@link BinlogRecovery} reads back from the file ({@link RecoveredBinlog#lastEventTimestamp()}). The clock given
+ * to {@link #open} only dates the health state and decides {@code binlog.retention.time} (which files exist, not
+ * what they hold).
+ *
  * <p>Durability is the {@link BinlogSyncer}'s job (see there for the order fsync, checkpoint, publish).
  * A write error (a full disk) undoes the partial write, so the file ends on an event boundary (a
  * transaction boundary unless the transaction is larger than one chunk; the unfinished transaction is
@@ -124,6 +133,8 @@ public final class GlobalBinlogWriter implements Closeable {
     private BinlogSegment segment;
     private long filePreviousSequence;
     private long lastSequence;
+    /** Binlog time: the header timestamp of the last event written (see "Timestamps"). */
+    private long lastTimestamp;
     private boolean closed;
     /** Events of the transaction being encoded (GTID, BEGIN, table maps, rows, XID / the query). */
     private int txnEvents;
@@ -137,7 +148,7 @@ public final class GlobalBinlogWriter implements Closeable {
     private DdlHistory heldDdl;
 
     private GlobalBinlogWriter(BinlogConfig config, Clock clock, UUID serverUuid, BinlogIndex index, BinlogSegment segment,
-            BinlogCheckpoint checkpoint) {
+            BinlogCheckpoint checkpoint, long lastTimestamp) {
         this.config = config;
         this.dir = config.dir();
         this.clock = clock;
@@ -147,6 +158,7 @@ public final class GlobalBinlogWriter implements Closeable {
         this.segment = segment;
         this.filePreviousSequence = index.last().previousSequence();
         this.lastSequence = checkpoint.lastSequence();
+        this.lastTimestamp = lastTimestamp;
         this.written = new WrittenState(segment, checkpoint.position(), checkpoint.lastSequence(), checkpoint.shards(),
                 checkpoint.ddl());
         this.tracker = new DurabilityTracker(new DurableMark(new BinlogPosition(checkpoint.file(), checkpoint.position()),
@@ -167,20 +179,21 @@ public final class GlobalBinlogWriter implements Closeable {
     public static GlobalBinlogWriter open(BinlogConfig config, RecoveredBinlog recovered, Clock clock) throws IOException {
         Path dir = config.dir();
         Files.createDirectories(dir);
-        UUID uuid = ServerUuid.loadOrCreate(dir, recovered.isFresh());
+        UUID uuid = ServerUuid.loadOrCreate(dir, recovered.isFresh(), config.serverUuid(),
+                BinlogConfig.derivedServerUuid(config.serverId()));
         boolean fsync = config.sync() != SyncPolicy.NONE;
         GlobalBinlogWriter w;
         if (recovered.isFresh()) {
             String name = BinlogFiles.fileName(1);
             BinlogSegment seg = BinlogSegment.create(dir.resolve(name));
             BinlogEventEncoder enc = new BinlogEventEncoder(config.flavor(), config.serverId());
-            seg.write(fileHeader(enc, config, uuid, 0, clock.millis() / 1000));
+            seg.write(fileHeader(enc, config, uuid, 0, 0)); // no binlog time yet: nothing written before it
             seg.force();
             BinlogIndex.write(dir, List.of(name), true);
             BinlogCheckpoint first = new BinlogCheckpoint(name, seg.size(), 0, Map.of());
             new CheckpointFile(dir.resolve(BinlogFiles.CHECKPOINT_FILE), true).write(first);
             BinlogIndex index = new BinlogIndex(dir, fsync, List.of(new BinlogIndex.Entry(name, 0)));
-            w = new GlobalBinlogWriter(config, clock, uuid, index, seg, first);
+            w = new GlobalBinlogWriter(config, clock, uuid, index, seg, first, 0);
             log.info("created {} in {} ({}, server uuid {})", name, dir, config.flavor(), uuid);
         } else {
             BinlogCheckpoint cp = recovered.checkpoint().orElseThrow();
@@ -191,7 +204,7 @@ public final class GlobalBinlogWriter implements Closeable {
             if (fsync) {
                 seg.force();
             }
-            w = new GlobalBinlogWriter(config, clock, uuid, index, seg, cp);
+            w = new GlobalBinlogWriter(config, clock, uuid, index, seg, cp, recovered.lastEventTimestamp());
             log.info("appending to {} at {} after GTID sequence {}", cp.file(), cp.position(), cp.lastSequence());
         }
         w.syncerThread.start();
@@ -264,8 +277,9 @@ public final class GlobalBinlogWriter implements Closeable {
         int bufStart = buf.writerIndex();
         long fileBefore = segment.size();
         long sequence = lastSequence + 1;
+        long endTimestamp;
         try {
-            writeTransaction(txn, sequence, bufStart);
+            endTimestamp = writeTransaction(txn, sequence, bufStart);
         } catch (RuntimeException | IOException e) {
             if (segment.size() != fileBefore) {
                 // a flush mid-transaction wrote the held transactions (already passed on) and part of this one
@@ -280,6 +294,7 @@ public final class GlobalBinlogWriter implements Closeable {
             throw e;
         }
         lastSequence = sequence;
+        lastTimestamp = endTimestamp;
         WriteCounters c = counters;
         counters = new WriteCounters(c.transactions() + 1, c.events() + txnEvents, c.rowsEvents() + txnRowsEvents,
                 c.bytes() + position() - start, c.filesCreated());
@@ -385,8 +400,11 @@ public final class GlobalBinlogWriter implements Closeable {
         return counters;
     }
 
-    /** Encodes the transaction into {@link #buf} from {@code bufStart} on (held transactions before it). */
-    private void writeTransaction(GlobalTransaction txn, long sequence, int bufStart) throws IOException {
+    /**
+     * Encodes the transaction into {@link #buf} from {@code bufStart} on (held transactions before it); returns the
+     * header timestamp of its last event.
+     */
+    private long writeTransaction(GlobalTransaction txn, long sequence, int bufStart) throws IOException {
         int rowsEvents = 0;
         int tableMaps = 0;
         long commitMicros = txn.commitTimeMicros();
@@ -395,6 +413,7 @@ public final class GlobalBinlogWriter implements Closeable {
         long seqInFile = sequence - filePreviousSequence;
         boolean mysql = !config.flavor().isMariaDb();
         boolean rowsKind = txn.kind() == GlobalTransaction.Kind.ROWS;
+        long lastTs;
         if (mysql) {
             encoder.gtid(buf, gtidAt, ts, serverUuid, sequence, seqInFile - 1, seqInFile, commitMicros, LENGTH_PLACEHOLDER);
             buf.getBytes(bufStart, gtidCopy);
@@ -428,6 +447,7 @@ public final class GlobalBinlogWriter implements Closeable {
             encoder.xid(buf, position(), ts, sequence);
             txnEvents = (mysql ? 3 : 2) + tableMaps + rowsEvents;
             txnRowsEvents = rowsEvents;
+            lastTs = ts;
         } else {
             if (!events.hasNext() || !(events.next() instanceof GlobalEvent.Query q) || events.hasNext()) {
                 throw new IllegalArgumentException("a DDL transaction must hold exactly one query event ("
@@ -436,10 +456,12 @@ public final class GlobalBinlogWriter implements Closeable {
             encoder.query(buf, position(), q.timestamp(), THREAD_ID, 0, q.database(), q.sql(), STATUS_VARIABLES);
             txnEvents = 2;
             txnRowsEvents = 0;
+            lastTs = q.timestamp();
         }
         if (mysql) {
             patchTransactionLength(position() - gtidAt, gtidInBuffer, gtidAt, bufStart);
         }
+        return lastTs;
     }
 
     /** Offset in the file where the next encoded byte lands. */
@@ -484,7 +506,7 @@ public final class GlobalBinlogWriter implements Closeable {
     private void rotateFile() throws IOException {
         BinlogSegment old = segment;
         String nextName = BinlogFiles.fileName(BinlogFiles.requireFileNumber(old.name()) + 1);
-        long now = clock.millis() / 1000;
+        long now = lastTimestamp; // binlog time, not the clock: twins rotate with the same bytes
         buf.clear();
         encoder.rotate(buf, old.size(), now, nextName, BinlogFiles.FIRST_EVENT);
         flush();
@@ -588,7 +610,7 @@ public final class GlobalBinlogWriter implements Closeable {
         long at = segment.size();
         try {
             buf.clear();
-            encoder.stop(buf, at, clock.millis() / 1000);
+            encoder.stop(buf, at, lastTimestamp); // binlog time: a twin stopped here writes the same STOP
             segment.write(buf.nioBuffer());
             segment.inUse(false);
             if (config.sync() != SyncPolicy.NONE) {

@@ -13,8 +13,12 @@ import java.util.Optional;
  * @param files      the files that remain, oldest first, with their previous-GTID sequence numbers
  * @param checkpoint the last durable checkpoint, empty in a fresh directory
  * @param actions    what recovery did, one line each (also logged)
+ * @param lastEventTimestamp the header timestamp (seconds) of the last event before the checkpoint, 0 in a fresh
+ *                   directory: the binlog time the writer's next ROTATE, file header or STOP carries until it
+ *                   writes a transaction (see {@link GlobalBinlogWriter}, "Timestamps")
  */
-public record RecoveredBinlog(List<BinlogIndex.Entry> files, Optional<BinlogCheckpoint> checkpoint, List<String> actions) {
+public record RecoveredBinlog(List<BinlogIndex.Entry> files, Optional<BinlogCheckpoint> checkpoint, List<String> actions,
+        long lastEventTimestamp) {
     public RecoveredBinlog {
         files = List.copyOf(files);
         actions = List.copyOf(actions);

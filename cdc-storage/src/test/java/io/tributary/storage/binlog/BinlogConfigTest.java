@@ -51,4 +51,29 @@ class BinlogConfigTest {
                         "Invalid value 100 for configuration binlog.file.size: must be 4096 to 4227858432 bytes (log_pos is 32 bits)",
                         "Invalid value 0 for configuration binlog.server.id: must be 1 to 4294967295"));
     }
+
+    @Test
+    void shouldDeriveTheServerUuidFromTheServerIdUnlessItIsSet() {
+        BinlogConfig one = BinlogConfig.parse(Map.of("binlog.dir", "/tmp/a", "binlog.server.id", "7"));
+        BinlogConfig twin = BinlogConfig.parse(Map.of("binlog.dir", "/tmp/b", "binlog.server.id", "7"));
+        BinlogConfig other = BinlogConfig.parse(Map.of("binlog.dir", "/tmp/a", "binlog.server.id", "8"));
+        assertThat(one.serverUuid()).isNull();
+        assertThat(one.effectiveServerUuid()).isEqualTo(twin.effectiveServerUuid())
+                .isNotEqualTo(other.effectiveServerUuid());
+        assertThat(one.effectiveServerUuid().version()).isEqualTo(3);
+        BinlogConfig set = BinlogConfig.parse(Map.of("binlog.dir", "/tmp/a", "binlog.server.id", "7",
+                "binlog.server.uuid", "3E11FA47-71CA-11E1-9E33-C80AA9429562"));
+        assertThat(set.effectiveServerUuid()).hasToString("3e11fa47-71ca-11e1-9e33-c80aa9429562");
+    }
+
+    @Test
+    void shouldRefuseAServerUuidThatIsNotOne() {
+        assertThatThrownBy(() -> BinlogConfig.parse(Map.of("binlog.dir", "/tmp/a", "binlog.server.uuid", "1-2-3-4-5")))
+                .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.problems()).containsExactly(
+                        "Invalid value 1-2-3-4-5 for configuration binlog.server.uuid: not a UUID (32 hexadecimal digits"
+                                + " as 8-4-4-4-12, e.g. 3e11fa47-71ca-11e1-9e33-c80aa9429562)"));
+        assertThatThrownBy(() -> BinlogConfig.parse(Map.of("binlog.dir", "/tmp/a",
+                "binlog.server.uuid", "00000000-0000-0000-0000-000000000000")))
+                .hasMessageContaining("binlog.server.uuid: must not be the nil UUID");
+    }
 }
