@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * <p>Back-pressure: it writes only while the channel's outbound buffer plus the batches handed to the event loop
  * are below the high water mark and otherwise waits, so a slow subscriber holds at most the water mark plus one
  * batch (64 KB and one event) in memory and
- * never slows the writer or another subscriber. A position or GTID set that was purged or lies in the future
- * gets error 1236 with a message saying what exists.
+ * never slows the writer or another subscriber. A position or GTID set that was purged gets error 1236 with a
+ * message saying what exists; one this daemon has not written yet waits up to {@code dump.aheadWait} for it (a
+ * subscriber that moved to a twin a little behind), then gets 1236 saying how far behind the daemon is.
  *
  * <p>Thread-safety: {@link #run()} on one thread; {@link #writabilityChanged()} from the event loop.
  */
@@ -73,9 +74,12 @@ final class BinlogStreamer implements Runnable {
     private boolean afterRotate;
     private long mustPassSequence;
     private long lastSequence;
+    /** {@code dump.aheadWait}: how long a start this daemon has not written yet waits for it. */
+    private final Duration aheadWait;
 
     BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId, TailCache cache,
-                   LongAdder fromFiles, LongAdder fromCache) {
+                   LongAdder fromFiles, LongAdder fromCache, Duration aheadWait) {
+        this.aheadWait = aheadWait;
         this.channel = channel;
         this.writer = writer;
         this.request = request;
@@ -255,17 +259,22 @@ final class BinlogStreamer implements Runnable {
         return v;
     }
 
-    private BinlogFileReader open() throws IOException {
+    private BinlogFileReader open() throws IOException, InterruptedException {
         DurableMark mark = writer.durability().current();
         if (request.start() != null) {
             BinlogPosition start = request.start();
+            if (start.compareTo(mark.position()) > 0
+                    && (isAfterLastFile(start) || writer.index().find(start.file()).isPresent())) {
+                mark = awaitWritten("position " + start, m -> m.position().compareTo(start) >= 0);
+            }
             if (writer.index().find(start.file()).isEmpty()) {
                 throw new DumpRefused("Could not find first log file name in binary log index file: '" + start.file()
                         + "' was purged or never written; the binlog has " + filesText() + " up to " + mark.position());
             }
             if (start.compareTo(mark.position()) > 0) {
                 throw new DumpRefused("Client requested master to start replication from position > file size: "
-                        + start + " is beyond the end of the binlog (" + mark.position() + "; files " + filesText() + ")");
+                        + start + " is beyond the end of the binlog (" + mark.position() + "; files " + filesText() + ")"
+                        + waited());
             }
             BinlogFileReader.fourBytePositionProblem(writer, start).ifPresent(problem -> {
                 throw new DumpRefused(problem);
@@ -276,9 +285,14 @@ final class BinlogStreamer implements Runnable {
         long wanted = highestOwnSequence(gtids);
         mustPassSequence = wanted;
         if (wanted > mark.lastSequence()) {
+            mark = awaitWritten("GTID set [" + gtids + "] (" + (wanted - mark.lastSequence()) + " transactions ahead)",
+                    m -> m.lastSequence() >= wanted);
+        }
+        if (wanted > mark.lastSequence()) {
             throw new DumpRefused("the replica's GTID set [" + gtids + "] has transactions the binlog does not have: "
                     + "it asks to continue after sequence " + wanted + " but the binlog's last is "
-                    + "[" + gtidsText(mark.lastSequence()) + "]");
+                    + "[" + gtidsText(mark.lastSequence()) + "]: this daemon is " + (wanted - mark.lastSequence())
+                    + " transactions behind" + waited());
         }
         try {
             return BinlogFileReader.fromGtids(writer, gtids);
@@ -290,6 +304,45 @@ final class BinlogStreamer implements Runnable {
         } catch (IllegalArgumentException e) {
             throw new DumpRefused("cannot read the replica's GTID set [" + gtids + "]: " + e.getMessage());
         }
+    }
+
+    /** Whether {@code start} names a file after the last one this daemon has (not yet written: a twin ahead). */
+    private boolean isAfterLastFile(BinlogPosition start) {
+        String last = writer.index().last().file();
+        return new BinlogPosition(start.file(), 0).compareTo(new BinlogPosition(last, 0)) > 0;
+    }
+
+    /**
+     * Waits up to {@code dump.aheadWait} until the durable mark satisfies {@code reached} (a subscriber that moved to a
+     * twin a little behind); returns the mark then in force.
+     */
+    private DurableMark awaitWritten(String what, java.util.function.Predicate<DurableMark> reached)
+            throws InterruptedException {
+        DurableMark m = writer.durability().current();
+        if (aheadWait.isZero() || reached.test(m)) {
+            return m;
+        }
+        LOG.info("dump request of {} asks for {}, which this daemon has not written yet (it is at {}); waiting up to {}"
+                + " (dump.aheadWait)", channel.remoteAddress(), what, m.position(), aheadWait);
+        long started = System.nanoTime();
+        long deadline = started + aheadWait.toNanos();
+        while (!reached.test(m) && channel.isActive()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            m = writer.durability().awaitBeyond(m.position(), Duration.ofNanos(Math.min(left, MAX_WAIT.toNanos())));
+        }
+        if (reached.test(m)) {
+            LOG.info("dump request of {}: {} written after {} ms; streaming", channel.remoteAddress(), what,
+                    (System.nanoTime() - started) / 1_000_000);
+        }
+        return m;
+    }
+
+    /** What a refusal of a start ahead of the binlog adds: how long it waited. */
+    private String waited() {
+        return aheadWait.isZero() ? "" : " (still so after waiting " + aheadWait.toSeconds() + " s, dump.aheadWait)";
     }
 
     private long highestOwnSequence(String gtids) {

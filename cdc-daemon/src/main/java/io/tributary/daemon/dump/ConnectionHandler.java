@@ -417,7 +417,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         state = State.DUMPING;
         context.connections().subscriberStarted(ctx.channel());
         streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, context.tailCache().get(), context.fromFiles(),
-                context.fromCache());
+                context.fromCache(), context.config().aheadWait());
         streaming = context.subscribers().submit(streamer);
     }
 

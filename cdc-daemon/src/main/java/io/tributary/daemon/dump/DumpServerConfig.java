@@ -53,10 +53,13 @@ import java.util.stream.Collectors;
  * @param tlsKey         {@code dump.tls.key}: PEM PKCS#8 private key of that certificate
  * @param subscriberBufferBytes {@code dump.subscriber.buffer}: bytes queued for one subscriber before its
  *                       streamer waits (the channel's high water mark), default 1 MB
+ * @param aheadWait      {@code dump.aheadWait}: how long a dump request for a GTID or position this daemon has not
+ *                       written yet waits for it before error 1236 (a subscriber moving to a twin a little behind)
  */
 public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, long serverId, List<DumpUser> users,
                                int maxConnections, Duration authTimeout, Duration idleTimeout, long cacheBytes,
-                               boolean tlsEnabled, Path tlsCertificate, Path tlsKey, int subscriberBufferBytes) {
+                               boolean tlsEnabled, Path tlsCertificate, Path tlsKey, int subscriberBufferBytes,
+                               Duration aheadWait) {
 
     public static final int DEFAULT_PORT = 3399;
     static final int MIN_SUBSCRIBER_BUFFER = 64 * 1024;
@@ -94,6 +97,14 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
             .validator(inRange(Duration.ofSeconds(1), Duration.ofDays(365)))
             .doc("A connection between statements that sends nothing for this long gets error 4031 and is closed"
                     + " (MySQL's wait_timeout); a subscriber receiving the binlog is never timed out. 1s to 365d.")
+            .build();
+    public static final ConfigKey<Duration> AHEAD_WAIT = ConfigKey.define("dump.aheadWait", Duration.class)
+            .defaultValue("60s").parser(DumpServerConfig::parseDuration)
+            .validator(inRange(Duration.ZERO, Duration.ofHours(1)))
+            .doc("A dump request for a GTID (or position) this daemon has not written yet waits up to this long for it,"
+                    + " instead of failing at once with error 1236: a subscriber that moves to a twin a little behind"
+                    + " just continues. Still not written then: error 1236 saying how far behind this daemon is."
+                    + " 0s to 1h; 0s refuses at once.")
             .build();
     public static final ConfigKey<Long> CACHE_SIZE = ConfigKey.define("dump.cache.size", Long.class)
             .computedDefault(() -> ByteSize.format(MemoryBudget.defaultTailCache(Runtime.getRuntime().maxMemory())),
@@ -148,7 +159,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
 
     /** Every {@code dump.*} key, in declaration order; {@code [i]} stands for the account's index. */
     public static final List<ConfigKey<?>> KEYS = List.of(HOST, PORT, MAX_CONNECTIONS, AUTH_TIMEOUT, IDLE_TIMEOUT,
-            CACHE_SIZE, SUBSCRIBER_BUFFER, TLS_ENABLED, TLS_CERTIFICATE, TLS_KEY, USER_NAME, USER_PASSWORD,
+            AHEAD_WAIT, CACHE_SIZE, SUBSCRIBER_BUFFER, TLS_ENABLED, TLS_CERTIFICATE, TLS_KEY, USER_NAME, USER_PASSWORD,
             USER_PASSWORD_ENV, USER_ADMIN);
 
     private static final Pattern USER_KEY = Pattern.compile("dump\\.users\\[(\\d+)]\\.(.+)");
@@ -183,6 +194,9 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         if (subscriberBufferBytes < MIN_SUBSCRIBER_BUFFER) {
             throw new IllegalArgumentException("dump.subscriber.buffer must be at least 64KB, got " + subscriberBufferBytes);
         }
+        if (aheadWait == null || aheadWait.isNegative()) {
+            throw new IllegalArgumentException("dump.aheadWait must not be negative, got " + aheadWait);
+        }
         users = List.copyOf(users);
     }
 
@@ -196,7 +210,8 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         return new DumpServerConfig(HOST.parse(HOST.defaultText()), PORT.parse(PORT.defaultText()), flavor, serverId,
                 users, MAX_CONNECTIONS.parse(MAX_CONNECTIONS.defaultText()), AUTH_TIMEOUT.parse(AUTH_TIMEOUT.defaultText()),
                 IDLE_TIMEOUT.parse(IDLE_TIMEOUT.defaultText()), MemoryBudget.TAIL_CACHE_CAP, false, null, null,
-                SUBSCRIBER_BUFFER.parse(SUBSCRIBER_BUFFER.defaultText()).intValue());
+                SUBSCRIBER_BUFFER.parse(SUBSCRIBER_BUFFER.defaultText()).intValue(),
+                AHEAD_WAIT.parse(AHEAD_WAIT.defaultText()));
     }
 
     /**
@@ -220,6 +235,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         Integer maxConnections = p.get(MAX_CONNECTIONS);
         Duration authTimeout = p.get(AUTH_TIMEOUT);
         Duration idleTimeout = p.get(IDLE_TIMEOUT);
+        Duration aheadWait = p.get(AHEAD_WAIT);
         Long cache = p.get(CACHE_SIZE);
         Long buffer = p.get(SUBSCRIBER_BUFFER);
         Boolean tls = p.get(TLS_ENABLED);
@@ -242,7 +258,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         p.reportUnknownKeys();
         p.problems.throwIfAny();
         return new DumpServerConfig(host, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cache, tls, certificate, key, buffer.intValue());
+                cache, tls, certificate, key, buffer.intValue(), aheadWait);
     }
 
     private static List<DumpUser> users(Parser p, Function<String, String> environment) {
@@ -300,39 +316,44 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
 
     public DumpServerConfig withPort(int newPort) {
         return new DumpServerConfig(bindHost, newPort, flavor, serverId, users, maxConnections, authTimeout,
-                idleTimeout, cacheBytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes);
+                idleTimeout, cacheBytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait);
     }
 
     public DumpServerConfig withCacheBytes(long bytes) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                bytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes);
+                bytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait);
     }
 
     /** Offers TLS with this PEM certificate chain and PKCS#8 key. */
     public DumpServerConfig withTls(Path certificate, Path key) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cacheBytes, true, certificate, key, subscriberBufferBytes);
+                cacheBytes, true, certificate, key, subscriberBufferBytes, aheadWait);
     }
 
     /** Offers TLS with a self-signed certificate generated when the server is made. */
     public DumpServerConfig withGeneratedTls() {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cacheBytes, true, null, null, subscriberBufferBytes);
+                cacheBytes, true, null, null, subscriberBufferBytes, aheadWait);
     }
 
     public DumpServerConfig withSubscriberBuffer(int bytes) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cacheBytes, tlsEnabled, tlsCertificate, tlsKey, bytes);
+                cacheBytes, tlsEnabled, tlsCertificate, tlsKey, bytes, aheadWait);
     }
 
     public DumpServerConfig withMaxConnections(int max) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, max, authTimeout, idleTimeout, cacheBytes,
-                tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes);
+                tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait);
+    }
+
+    public DumpServerConfig withAheadWait(Duration wait) {
+        return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
+                cacheBytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, wait);
     }
 
     public DumpServerConfig withTimeouts(Duration auth, Duration idle) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, auth, idle, cacheBytes,
-                tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes);
+                tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait);
     }
 
     Map<String, DumpUser> usersByName() {

@@ -63,6 +63,11 @@ class DumpServerIT {
     }
 
     private CorpusBinlog start(BinlogFlavor flavor, long fileSize, String retention, int transactions) throws Exception {
+        return start(flavor, fileSize, retention, transactions, Duration.ZERO);
+    }
+
+    private CorpusBinlog start(BinlogFlavor flavor, long fileSize, String retention, int transactions, Duration aheadWait)
+            throws Exception {
         CorpusBinlog corpus = CorpusBinlog.forFlavor(flavor);
         writer = CorpusBinlog.openWriter(dir, flavor, fileSize, retention);
         corpus.append(writer, transactions);
@@ -70,7 +75,7 @@ class DumpServerIT {
         assertThat(writer.durability().awaitSequence(writer.lastSequence(), Duration.ofSeconds(30)))
                 .as("the %d appended transactions durable within 30 s", transactions).isTrue();
         server = new DumpServer(DumpServerConfig.defaults(flavor, 7, List.of(DumpUser.withPassword(USER, PASSWORD)))
-                .withPort(0), () -> writer).start();
+                .withPort(0).withAheadWait(aheadWait), () -> writer).start();
         return corpus;
     }
 
@@ -190,6 +195,43 @@ class DumpServerIT {
         List<Long> seqs = events.stream().filter(e -> e.getHeader().getEventType() == EventType.MARIADB_GTID)
                 .map(e -> ((MariadbGtidEventData) e.getData()).getSequence()).toList();
         assertThat(seqs).isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
+    }
+
+    /** A subscriber moving to a twin a little behind: its GTID start is served once written (dump.aheadWait). */
+    @Test
+    void aGtidStartNotWrittenYetWaitsUntilItIs() throws Exception {
+        CorpusBinlog corpus = start(BinlogFlavor.MARIADB, 4096, "0", 40, Duration.ofSeconds(30));
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setGtidSet("0-7-45");
+        Thread twinCatchesUp = new Thread(() -> {
+            try {
+                Thread.sleep(1500);
+                corpus.append(writer, 10);
+            } catch (Exception e) {
+                failures.add(e);
+            }
+        });
+        twinCatchesUp.start();
+        c.connect(10_000);
+        await("5 XIDs after 0-7-45", Duration.ofSeconds(30), () -> count(events, EventType.XID) >= 5 || !failures.isEmpty());
+        twinCatchesUp.join();
+        assertThat(failures).isEmpty();
+        List<Long> seqs = events.stream().filter(e -> e.getHeader().getEventType() == EventType.MARIADB_GTID)
+                .map(e -> ((MariadbGtidEventData) e.getData()).getSequence()).toList();
+        assertThat(seqs).as("what the daemon wrote after the subscriber's position, once written")
+                .isEqualTo(java.util.stream.LongStream.rangeClosed(46, 50).boxed().toList());
+    }
+
+    @Test
+    void aStartFurtherAheadThanTheWaitGets1236SayingHowFarBehind() throws Exception {
+        start(BinlogFlavor.MYSQL, 4096, "0", 40, Duration.ofSeconds(1));
+        long t0 = System.nanoTime();
+        ServerException e = dumpError(c -> c.setGtidSet(writer.serverUuid() + ":1-100"));
+        assertThat(e.getErrorCode()).isEqualTo(1236);
+        assertThat(e.getMessage()).contains("this daemon is 60 transactions behind").contains("dump.aheadWait");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("answered after the wait").isGreaterThan(Duration.ofMillis(900));
     }
 
     @Test
