@@ -88,7 +88,10 @@ public final class BinlogEventEncoder {
         byte[] version = flavor.serverVersion().getBytes(StandardCharsets.US_ASCII);
         out.writeBytes(version);
         out.writeZero(SERVER_VERSION_LENGTH - version.length);
-        out.writeIntLE((int) timestamp);
+        // create_timestamp 0, as a server writes in every file but the first after its start: a non-zero one tells
+        // mariadb-binlog and replicas that the server (re)started there, which a global binlog never does; its
+        // GTID-state check then refuses a file after one that says so ("Binary logs are missing data for domain")
+        out.writeIntLE(0);
         out.writeByte(EventHeader.LENGTH);
         out.writeBytes(flavor.postHeaderLengths());
         out.writeByte(CHECKSUM_ALG_CRC32);

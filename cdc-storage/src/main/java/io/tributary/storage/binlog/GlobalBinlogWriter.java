@@ -135,6 +135,13 @@ public final class GlobalBinlogWriter implements Closeable {
     private long lastSequence;
     /** Binlog time: the header timestamp of the last event written (see "Timestamps"). */
     private long lastTimestamp;
+    /**
+     * The binlog time of events the writer makes before any transaction (the first file's header): 1, not 0, for a
+     * header timestamp of 0 marks the fake events a server sends at the start of a dump, and mariadb-binlog takes a
+     * GTID_LIST so marked for one (its GTID-state check then fails at the next file: "Binary logs are missing data
+     * for domain 0"); the same for every twin.
+     */
+    static final long FIRST_BINLOG_TIME = 1;
     private boolean closed;
     /** Events of the transaction being encoded (GTID, BEGIN, table maps, rows, XID / the query). */
     private int txnEvents;
@@ -158,7 +165,7 @@ public final class GlobalBinlogWriter implements Closeable {
         this.segment = segment;
         this.filePreviousSequence = index.last().previousSequence();
         this.lastSequence = checkpoint.lastSequence();
-        this.lastTimestamp = lastTimestamp;
+        this.lastTimestamp = Math.max(FIRST_BINLOG_TIME, lastTimestamp);
         this.written = new WrittenState(segment, checkpoint.position(), checkpoint.lastSequence(), checkpoint.shards(),
                 checkpoint.ddl());
         this.tracker = new DurabilityTracker(new DurableMark(new BinlogPosition(checkpoint.file(), checkpoint.position()),
@@ -187,7 +194,7 @@ public final class GlobalBinlogWriter implements Closeable {
             String name = BinlogFiles.fileName(1);
             BinlogSegment seg = BinlogSegment.create(dir.resolve(name));
             BinlogEventEncoder enc = new BinlogEventEncoder(config.flavor(), config.serverId());
-            seg.write(fileHeader(enc, config, uuid, 0, 0)); // no binlog time yet: nothing written before it
+            seg.write(fileHeader(enc, config, uuid, 0, FIRST_BINLOG_TIME)); // no binlog time yet: nothing written before it
             seg.force();
             BinlogIndex.write(dir, List.of(name), true);
             BinlogCheckpoint first = new BinlogCheckpoint(name, seg.size(), 0, Map.of());
@@ -294,7 +301,7 @@ public final class GlobalBinlogWriter implements Closeable {
             throw e;
         }
         lastSequence = sequence;
-        lastTimestamp = endTimestamp;
+        lastTimestamp = Math.max(FIRST_BINLOG_TIME, endTimestamp);
         WriteCounters c = counters;
         counters = new WriteCounters(c.transactions() + 1, c.events() + txnEvents, c.rowsEvents() + txnRowsEvents,
                 c.bytes() + position() - start, c.filesCreated());
