@@ -1,16 +1,18 @@
 package io.tributary.daemon;
 
+import io.tributary.daemon.cli.BinlogBrowser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Properties;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
  * The Tributary daemon: reads every configured shard's binlog, writes the one global binlog and serves it on the
- * dump port. {@code --help} and {@code --version} answer without starting anything.
+ * dump port. {@code --help}, {@code --version} and the {@code binlog} subcommand answer without starting anything.
  */
 @SpringBootApplication
 public class TributaryApplication {
@@ -22,12 +24,17 @@ public class TributaryApplication {
             protocol to replicas and CDC tools.
 
             Usage: java -jar cdc-daemon-%s-exec.jar [--spring.config.location=FILE] [--KEY=VALUE ...]
+                   java -jar cdc-daemon-%s-exec.jar binlog DIR
 
               --spring.config.location=FILE  the configuration (application.yml); deploy/application.yml is a
                                              commented sample, docs/configuration.md lists every key
               --KEY=VALUE                    any configuration key, over the file (e.g. --dump.port=3400)
               --help                         print this and exit
               --version                      print the version and exit
+              binlog DIR                     print what the global binlog directory DIR (binlog.dir) holds: each
+                                             file's size, GTID range, transactions and times, the transactions per
+                                             logical table and the checkpoint's global and shard positions; exit
+                                             code 2 when DIR is missing or unreadable
 
             Once started: the dump port (dump.port, default 3399) serves the global binlog; the management port
             (server.port, default 127.0.0.1:9400) serves /actuator/health, /actuator/prometheus and /admin/config.
@@ -35,6 +42,11 @@ public class TributaryApplication {
             """;
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("binlog")) {
+            int code = BinlogBrowser.run(List.of(args).subList(1, args.length), System.out, System.err);
+            System.out.flush();
+            System.exit(code);
+        }
         if (answered(args, System.out)) {
             return;
         }
@@ -45,7 +57,7 @@ public class TributaryApplication {
     static boolean answered(String[] args, PrintStream out) {
         for (String arg : args) {
             if (arg.equals("--help") || arg.equals("-h")) {
-                out.print(String.format(USAGE, version(), version()));
+                out.print(String.format(USAGE, version(), version(), version()));
                 return true;
             }
             if (arg.equals("--version")) {

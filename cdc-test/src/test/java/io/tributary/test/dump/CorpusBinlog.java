@@ -104,6 +104,11 @@ final class CorpusBinlog {
         return transactions.size();
     }
 
+    /** The source events (table maps and rows) of the {@code n}-th transaction appended, counting from 1. */
+    List<BinlogEvent> source(long n) {
+        return transactions.get((int) ((n - 1) % transactions.size()));
+    }
+
     /** Appends the next {@code n} corpus transactions (cycling), each with a checkpoint of its own. */
     void append(GlobalBinlogWriter writer, int n) throws IOException {
         for (int i = 0; i < n; i++) {
