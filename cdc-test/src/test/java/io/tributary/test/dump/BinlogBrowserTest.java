@@ -134,6 +134,57 @@ class BinlogBrowserTest {
         assertThat(r.err()).contains(dir.toAbsolutePath().toString(), "binlog.index");
     }
 
+    @Test
+    void shouldReadAFileWhoseLastEventIsStillBeingWritten(@TempDir Path dir) throws Exception {
+        CorpusBinlog corpus = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        String uuid;
+        try (GlobalBinlogWriter writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 1 << 20, "0")) {
+            corpus.append(writer, 20);
+            uuid = writer.serverUuid().toString();
+        }
+        Path file = dir.resolve("binlog.000001");
+        byte[] bytes = Files.readAllBytes(file);
+        // cut into the event after the last GTID: as a reader may see a file while the writer appends to it
+        int cut = afterLastGtid(bytes) + 10;
+        Files.write(file, java.util.Arrays.copyOf(bytes, cut));
+
+        Result r = browse(dir.toString());
+
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        String line = r.out().lines().filter(l -> l.startsWith("binlog.000001 ")).findFirst().orElseThrow();
+        assertThat(line.split(" +")).as(line).startsWith("binlog.000001", Integer.toString(cut), "20", uuid + ":1",
+                uuid + ":20");
+    }
+
+    @Test
+    void shouldNameADamagedCheckpoint(@TempDir Path dir) throws Exception {
+        CorpusBinlog corpus = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        try (GlobalBinlogWriter writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 1 << 20, "0")) {
+            corpus.append(writer, 3);
+        }
+        Path checkpoint = dir.resolve("binlog.checkpoint");
+        Files.writeString(checkpoint, Files.readString(checkpoint).replace("sequence 3", "sequence 4"));
+
+        Result r = browse(dir.toString());
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains(checkpoint.toString(), "damaged");
+    }
+
+    /** Offset of the end of the last GTID event, found with the core decoder. */
+    private static int afterLastGtid(byte[] bytes) {
+        long at = -1;
+        for (io.tributary.core.event.BinlogEventDecoder d = new io.tributary.core.event.BinlogEventDecoder("t", bytes);
+                d.hasNext(); ) {
+            BinlogEvent e = d.next();
+            if (e.type() == EventType.GTID) {
+                at = e.offset() + e.header().eventSize();
+            }
+        }
+        assertThat(at).isPositive();
+        return (int) at;
+    }
+
     private static String gtid(BinlogFlavor flavor, String uuid, long domain, long sequence) {
         return flavor.isMariaDb() ? domain + "-7-" + sequence : uuid + ":" + sequence;
     }
