@@ -169,20 +169,12 @@ public final class TransactionFramer {
     private Boundary classify(ByteBuf ev, int base, int type, int bodyEnd) {
         switch (type) {
             case QUERY -> {
-                int post = base + HEADER_BYTES;
-                need(QUERY, bodyEnd, HEADER_BYTES + 13);
-                int dbLength = ev.getUnsignedByte(post + 8);
-                int statusLength = ev.getUnsignedShortLE(post + 11);
-                int sqlStart = HEADER_BYTES + 13 + statusLength + dbLength + 1;
-                need(QUERY, bodyEnd, sqlStart);
+                int sqlStart = statementStart(ev, base, type, bodyEnd);
+                need(type, bodyEnd, sqlStart);
                 return statement(window.of(ev, base + sqlStart, Math.min(STATEMENT_WINDOW, bodyEnd - sqlStart)));
             }
             case MARIADB_QUERY_COMPRESSED -> {
-                int post = base + HEADER_BYTES;
-                need(type, bodyEnd, HEADER_BYTES + 13);
-                int dbLength = ev.getUnsignedByte(post + 8);
-                int statusLength = ev.getUnsignedShortLE(post + 11);
-                int recordStart = HEADER_BYTES + 13 + statusLength + dbLength + 1;
+                int recordStart = statementStart(ev, base, type, bodyEnd);
                 need(type, bodyEnd, recordStart + 1);
                 return statement(compressed.head(ev, base + recordStart, bodyEnd - recordStart));
             }
@@ -217,6 +209,17 @@ public final class TransactionFramer {
                 return isRows(type) ? Boundary.ROW_DATA : Boundary.OTHER;
             }
         }
+    }
+
+    /**
+     * Where a query's statement (of a compressed query: its compressed record) starts, from the event's start: after
+     * the 13-byte post-header, the status variables and the NUL-terminated database name.
+     */
+    private static int statementStart(ByteBuf ev, int base, int type, int bodyEnd) {
+        need(type, bodyEnd, HEADER_BYTES + 13);
+        int dbLength = ev.getUnsignedByte(base + HEADER_BYTES + 8);
+        int statusLength = ev.getUnsignedShortLE(base + HEADER_BYTES + 11);
+        return HEADER_BYTES + 13 + statusLength + dbLength + 1;
     }
 
     /** Rows events: pre-GA 20-22, v1 23-25, v2 30-32, MariaDB compressed v1 166-168 and v2 169-171. */

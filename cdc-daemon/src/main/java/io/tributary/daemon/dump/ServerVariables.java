@@ -102,28 +102,28 @@ final class ServerVariables {
 
     /** {@code value} of {@code name} as {@code SELECT @@name} shows it: 1/0 for a boolean variable. */
     static String asSelected(String name, String value) {
-        if (value != null && BOOLEANS.contains(name.toLowerCase(Locale.ROOT))) {
-            if (value.equalsIgnoreCase("ON") || value.equalsIgnoreCase("TRUE")) {
-                return "1";
-            }
-            if (value.equalsIgnoreCase("OFF") || value.equalsIgnoreCase("FALSE")) {
-                return "0";
-            }
-        }
-        return value;
+        Boolean b = booleanValue(name, value);
+        return b == null ? value : b ? "1" : "0";
     }
 
     /** {@code value} of {@code name} as {@code SHOW VARIABLES} shows it: ON/OFF for a boolean variable. */
     static String asShown(String name, String value) {
-        if (value != null && BOOLEANS.contains(name.toLowerCase(Locale.ROOT))) {
-            if (value.equals("1") || value.equalsIgnoreCase("TRUE")) {
-                return "ON";
-            }
-            if (value.equals("0") || value.equalsIgnoreCase("FALSE")) {
-                return "OFF";
-            }
+        Boolean b = booleanValue(name, value);
+        return b == null ? value : b ? "ON" : "OFF";
+    }
+
+    /** The value of a boolean variable written ON/OFF, 1/0 or TRUE/FALSE; null for other variables or values. */
+    private static Boolean booleanValue(String name, String value) {
+        if (value == null || !BOOLEANS.contains(name.toLowerCase(Locale.ROOT))) {
+            return null;
         }
-        return value;
+        if (value.equalsIgnoreCase("ON") || value.equals("1") || value.equalsIgnoreCase("TRUE")) {
+            return Boolean.TRUE;
+        }
+        if (value.equalsIgnoreCase("OFF") || value.equals("0") || value.equalsIgnoreCase("FALSE")) {
+            return Boolean.FALSE;
+        }
+        return null;
     }
 
     /** Every variable, name to value, with the binlog-derived ones from {@code snapshot} (null: not ready). */

@@ -175,10 +175,7 @@ class HeartbeatWriterIT {
     void aStoppedShardIsLoggedOnceWhileTheOthersKeepBeatingAndAgainWhenItIsBack(ShardCluster shards) throws Exception {
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
                 .getLogger(HeartbeatWriter.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
-                new ch.qos.logback.core.read.ListAppender<>();
-        logged.start();
-        logger.addAppender(logged);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
         AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
         try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get)) {
             w.createTables();
@@ -212,10 +209,7 @@ class HeartbeatWriterIT {
     void aWriteHeldUpForAFewBeatsIsNoWarningButOneRunningPastASecondIs(ShardCluster shards) throws Exception {
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
                 .getLogger(HeartbeatWriter.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
-                new ch.qos.logback.core.read.ListAppender<>();
-        logged.start();
-        logger.addAppender(logged);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
         AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
         try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get);
              Connection lock = shards.info(1).openAdminConnection(); Statement st = lock.createStatement()) {
@@ -274,4 +268,15 @@ class HeartbeatWriterIT {
                     .satisfies(e -> assertThat(((HeartbeatSetupException) e).missingPrivilege()).isEqualTo("UPDATE"));
         }
     }
+
+    /** What {@code logger} logs from now on, until the appender is detached. */
+    private static ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> capture(
+            ch.qos.logback.classic.Logger logger) {
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        return logged;
+    }
+
 }
