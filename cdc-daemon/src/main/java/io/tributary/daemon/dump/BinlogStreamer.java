@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * message saying what exists; one this daemon has not written yet waits up to {@code dump.aheadWait} for it (a
  * subscriber that moved to a twin a little behind), then gets 1236 saying how far behind the daemon is.
  *
- * <p>Thread-safety: {@link #run()} on one thread; {@link #writabilityChanged()} from the event loop.
+ * <p>Thread-safety: {@link #run()} on one thread; {@link #writabilityChanged()} from the event loop;
+ * {@link #sentPosition()} and {@link #sentSequence()} from any thread (volatile, written once per batch handed to the
+ * event loop, not per event).
  */
 final class BinlogStreamer implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(BinlogStreamer.class);
@@ -76,6 +78,9 @@ final class BinlogStreamer implements Runnable {
     private long lastSequence;
     /** {@code dump.aheadWait}: how long a start this daemon has not written yet waits for it. */
     private final Duration aheadWait;
+    /** What was handed to the connection, published once per batch for the status page (never read here). */
+    private volatile BinlogPosition sentPosition;
+    private volatile long sentSequence;
 
     BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId, TailCache cache,
                    LongAdder fromFiles, LongAdder fromCache, Duration aheadWait) {
@@ -88,6 +93,20 @@ final class BinlogStreamer implements Runnable {
         this.fromFiles = fromFiles;
         this.fromCache = fromCache;
         this.artificial = new BinlogEventEncoder(writer.flavor(), writer.config().serverId());
+    }
+
+    DumpRequest request() {
+        return request;
+    }
+
+    /** The position up to which events were handed to the connection; null until the start was found. */
+    BinlogPosition sentPosition() {
+        return sentPosition;
+    }
+
+    /** The GTID sequence of the last transaction started in what was handed over; 0 before the first. */
+    long sentSequence() {
+        return sentSequence;
     }
 
     /** Wakes the streamer when the channel's outbound buffer drained. */
@@ -105,6 +124,7 @@ final class BinlogStreamer implements Runnable {
             opened = reader.position().toString();
             BinlogPosition start = reader.position();
             position = start;
+            sentPosition = start;
             sendArtificial(buf -> artificial.fakeRotate(buf, start.file(), start.position()));
             if (start.position() > 4 && reader.formatDescriptionEvent() != null) {
                 sendFormatDescriptionAgain(reader.formatDescriptionEvent());
@@ -465,6 +485,8 @@ final class BinlogStreamer implements Runnable {
         if (pending.isEmpty()) {
             return;
         }
+        sentPosition = currentPosition(); // once per batch: the status page's view, off the per-event path
+        sentSequence = lastSequence;
         List<MySqlPacket> batch = pending;
         long bytes = unflushed;
         pending = new ArrayList<>();

@@ -1,0 +1,105 @@
+package io.tributary.daemon.status;
+
+import io.tributary.daemon.TributaryApplication;
+import io.tributary.daemon.dump.DumpServer;
+import io.tributary.daemon.dump.DumpSubscriber;
+import io.tributary.daemon.runtime.TributaryMetrics;
+import io.tributary.daemon.runtime.TributaryRuntime;
+import io.tributary.storage.binlog.BinlogHealth;
+import io.tributary.storage.binlog.BinlogIndex;
+import io.tributary.storage.binlog.BinlogPosition;
+import io.tributary.storage.binlog.DurableMark;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.buffer.TransactionBuffer;
+import io.tributary.storage.pipeline.GlobalBinlogPipeline;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads a {@link DaemonStatus} from the running daemon's components, each through its own read accessors (the ones
+ * the health endpoint, the metrics and the status line use). Nothing here is on the data path: it runs once per
+ * request of the page.
+ */
+final class StatusSnapshot {
+
+    private StatusSnapshot() {
+    }
+
+    static DaemonStatus of(TributaryRuntime runtime, TributaryMetrics metrics, ThroughputHistory history,
+            int sampleSeconds) {
+        GlobalBinlogPipeline p = runtime.pipeline();
+        GlobalBinlogWriter w = runtime.writer();
+        TransactionBuffer b = runtime.buffer();
+        DumpServer d = runtime.dump();
+        List<DaemonStatus.Shard> shards = new ArrayList<>();
+        for (int i = 0; i < runtime.config().shards().size(); i++) {
+            String name = runtime.config().shards().get(i).name();
+            double delay = metrics.delayMillis(i);
+            shards.add(p == null ? new DaemonStatus.Shard(name, "NOT STARTED", null, null, 0)
+                    : new DaemonStatus.Shard(name, p.readerState(i).name(), String.valueOf(p.readerPosition(i)),
+                            Double.isNaN(delay) ? null : delay, Math.max(0, p.readerConnections(i) - 1)));
+        }
+        DaemonStatus.GlobalBinlog binlog = null;
+        DurableMark durable = null;
+        if (w != null) {
+            durable = w.durability().current();
+            BinlogHealth h = w.health();
+            binlog = new DaemonStatus.GlobalBinlog(runtime.config().binlog().dir().toAbsolutePath().toString(),
+                    position(w.writtenPosition()), position(durable.position()), durable.lastSequence(),
+                    w.index().entries().size(), h.up(), h.detail());
+        }
+        DaemonStatus.Buffer buffer = b == null ? null : new DaemonStatus.Buffer(b.openTransactions(), b.memoryUsed(),
+                b.settings().memoryLimitBytes(), b.spilledTransactions(), b.spilledBytes(), b.spillStoreBytes());
+        DaemonStatus.Dump dump = null;
+        if (d != null) {
+            List<DaemonStatus.Subscriber> subscribers = new ArrayList<>();
+            for (DumpSubscriber s : d.subscribers()) {
+                subscribers.add(subscriber(s, w, durable));
+            }
+            dump = new DaemonStatus.Dump(d.port(), d.connectionCount(), subscribers);
+        }
+        return new DaemonStatus(Instant.now().toString(), TributaryApplication.version(),
+                runtime.config().binlog().flavor().toString().toLowerCase(java.util.Locale.ROOT),
+                p == null || p.failure() == null ? null : p.failure().toString(), shards, binlog,
+                new DaemonStatus.Throughput(sampleSeconds, history.samples()), buffer, dump);
+    }
+
+    private static DaemonStatus.Subscriber subscriber(DumpSubscriber s, GlobalBinlogWriter w, DurableMark durable) {
+        BinlogPosition sent = s.sentPosition();
+        Long behindBytes = w == null || sent == null ? null : bytesBetween(w, sent, durable.position());
+        Long behindTransactions = durable == null || s.sentSequence() == 0 ? null
+                : Math.max(0, durable.lastSequence() - s.sentSequence());
+        return new DaemonStatus.Subscriber(s.connectionId(), s.user(), s.remoteAddress(), s.connectedSince().toString(),
+                s.request(), sent == null ? null : position(sent), behindBytes, behindTransactions, s.queuedBytes());
+    }
+
+    /** Bytes of the global binlog from {@code from} to {@code to}, over files; null when a file between is gone. */
+    static Long bytesBetween(GlobalBinlogWriter w, BinlogPosition from, BinlogPosition to) {
+        if (from.compareTo(to) >= 0) {
+            return 0L;
+        }
+        if (from.file().equals(to.file())) {
+            return to.position() - from.position();
+        }
+        Path dir = w.config().dir();
+        try {
+            long bytes = Math.max(0, Files.size(dir.resolve(from.file())) - from.position());
+            for (BinlogIndex.Entry e : w.index().entries()) {
+                if (e.number() > from.fileNumber() && e.number() < to.fileNumber()) {
+                    bytes += Files.size(dir.resolve(e.file()));
+                }
+            }
+            return bytes + to.position();
+        } catch (IOException e) {
+            return null; // purged while we looked
+        }
+    }
+
+    private static DaemonStatus.Position position(BinlogPosition p) {
+        return new DaemonStatus.Position(p.file(), p.position());
+    }
+}
