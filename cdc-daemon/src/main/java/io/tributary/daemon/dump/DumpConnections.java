@@ -3,8 +3,15 @@ package io.tributary.daemon.dump;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 
+import io.tributary.storage.binlog.BinlogIndex;
+import io.tributary.storage.binlog.BinlogPosition;
+import io.tributary.storage.binlog.DurableMark;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -95,18 +102,50 @@ final class DumpConnections {
         return out == null ? 0 : out.totalPendingWriteBytes();
     }
 
-    /** The logged-in connections receiving the binlog, oldest connection first. */
-    List<DumpSubscriber> subscribers() {
+    /**
+     * The logged-in connections receiving the binlog, oldest connection first, with how far each is behind the
+     * writer's durable end ({@code writer} null: unknown).
+     */
+    List<DumpSubscriber> subscribers(GlobalBinlogWriter writer) {
+        DurableMark end = writer == null ? null : writer.durability().current();
         List<DumpSubscriber> list = new ArrayList<>();
         for (Client c : clients.values()) {
             BinlogStreamer s = dumping.get(c.channel());
             if (s != null) {
+                BinlogPosition sent = s.sentPosition();
+                long sentSequence = s.sentSequence();
+                Long behindBytes = end == null || sent == null ? null : bytesBetween(writer, sent, end.position());
+                Long behindTransactions = end == null || sentSequence == 0 ? null
+                        : Math.max(0, end.lastSequence() - sentSequence);
                 list.add(new DumpSubscriber(c.id(), c.user(), address(c.channel().remoteAddress()), c.since(),
-                        s.request().toString(), s.sentPosition(), s.sentSequence(), queuedBytes(c.channel())));
+                        s.request().toString(), sent, sentSequence, behindBytes, behindTransactions,
+                        queuedBytes(c.channel())));
             }
         }
         list.sort(Comparator.comparingLong(DumpSubscriber::connectionId));
         return list;
+    }
+
+    /** Bytes of the global binlog from {@code from} to {@code to}, over files; null when a file between is gone. */
+    private static Long bytesBetween(GlobalBinlogWriter w, BinlogPosition from, BinlogPosition to) {
+        if (from.compareTo(to) >= 0) {
+            return 0L;
+        }
+        if (from.file().equals(to.file())) {
+            return to.position() - from.position();
+        }
+        Path dir = w.config().dir();
+        try {
+            long bytes = Math.max(0, Files.size(dir.resolve(from.file())) - from.position());
+            for (BinlogIndex.Entry e : w.index().entries()) {
+                if (e.number() > from.fileNumber() && e.number() < to.fileNumber()) {
+                    bytes += Files.size(dir.resolve(e.file()));
+                }
+            }
+            return bytes + to.position();
+        } catch (IOException e) {
+            return null; // purged while we looked
+        }
     }
 
     private static String address(SocketAddress a) {

@@ -166,7 +166,7 @@ public final class DumpServer implements Closeable {
 
     /** The connections receiving the binlog now, with where each one is (a snapshot for the status page). */
     public java.util.List<DumpSubscriber> subscribers() {
-        return connections.subscribers();
+        return connections.subscribers(writer.get());
     }
 
     /** Events subscribers read from the binlog files (a subscriber catching up, or with the cache off). */

@@ -6,15 +6,11 @@ import io.tributary.daemon.dump.DumpSubscriber;
 import io.tributary.daemon.runtime.TributaryMetrics;
 import io.tributary.daemon.runtime.TributaryRuntime;
 import io.tributary.storage.binlog.BinlogHealth;
-import io.tributary.storage.binlog.BinlogIndex;
 import io.tributary.storage.binlog.BinlogPosition;
 import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.TransactionBuffer;
 import io.tributary.storage.pipeline.GlobalBinlogPipeline;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,9 +40,8 @@ final class StatusSnapshot {
                             Double.isNaN(delay) ? null : delay, Math.max(0, p.readerConnections(i) - 1)));
         }
         DaemonStatus.GlobalBinlog binlog = null;
-        DurableMark durable = null;
         if (w != null) {
-            durable = w.durability().current();
+            DurableMark durable = w.durability().current();
             BinlogHealth h = w.health();
             binlog = new DaemonStatus.GlobalBinlog(runtime.config().binlog().dir().toAbsolutePath().toString(),
                     position(w.writtenPosition()), position(durable.position()), durable.lastSequence(),
@@ -58,7 +53,7 @@ final class StatusSnapshot {
         if (d != null) {
             List<DaemonStatus.Subscriber> subscribers = new ArrayList<>();
             for (DumpSubscriber s : d.subscribers()) {
-                subscribers.add(subscriber(s, w, durable));
+                subscribers.add(subscriber(s));
             }
             dump = new DaemonStatus.Dump(d.port(), d.connectionCount(), subscribers);
         }
@@ -68,35 +63,10 @@ final class StatusSnapshot {
                 new DaemonStatus.Throughput(sampleSeconds, history.samples()), buffer, dump);
     }
 
-    private static DaemonStatus.Subscriber subscriber(DumpSubscriber s, GlobalBinlogWriter w, DurableMark durable) {
-        BinlogPosition sent = s.sentPosition();
-        Long behindBytes = w == null || sent == null ? null : bytesBetween(w, sent, durable.position());
-        Long behindTransactions = durable == null || s.sentSequence() == 0 ? null
-                : Math.max(0, durable.lastSequence() - s.sentSequence());
+    private static DaemonStatus.Subscriber subscriber(DumpSubscriber s) {
         return new DaemonStatus.Subscriber(s.connectionId(), s.user(), s.remoteAddress(), s.connectedSince().toString(),
-                s.request(), sent == null ? null : position(sent), behindBytes, behindTransactions, s.queuedBytes());
-    }
-
-    /** Bytes of the global binlog from {@code from} to {@code to}, over files; null when a file between is gone. */
-    static Long bytesBetween(GlobalBinlogWriter w, BinlogPosition from, BinlogPosition to) {
-        if (from.compareTo(to) >= 0) {
-            return 0L;
-        }
-        if (from.file().equals(to.file())) {
-            return to.position() - from.position();
-        }
-        Path dir = w.config().dir();
-        try {
-            long bytes = Math.max(0, Files.size(dir.resolve(from.file())) - from.position());
-            for (BinlogIndex.Entry e : w.index().entries()) {
-                if (e.number() > from.fileNumber() && e.number() < to.fileNumber()) {
-                    bytes += Files.size(dir.resolve(e.file()));
-                }
-            }
-            return bytes + to.position();
-        } catch (IOException e) {
-            return null; // purged while we looked
-        }
+                s.request(), s.sentPosition() == null ? null : position(s.sentPosition()), s.behindBytes(),
+                s.behindTransactions(), s.queuedBytes());
     }
 
     private static DaemonStatus.Position position(BinlogPosition p) {
