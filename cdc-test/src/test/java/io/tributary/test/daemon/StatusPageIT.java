@@ -35,8 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 @WithShards(count = 2)
 class StatusPageIT {
 
-    /** Debian's Chromium; {@code -Dchromium=PATH} names another (e.g. {@code chromium-browser}). */
-    private static final Path CHROMIUM = Path.of(System.getProperty("chromium", "/usr/bin/chromium"));
+    /** Debian's Chromium; {@code -Dtributary.chromium=PATH} names another (e.g. {@code chromium-browser}). */
+    private static final Path CHROMIUM = Path.of(System.getProperty("tributary.chromium", "/usr/bin/chromium"));
     private static final Path MARIADB_BINLOG = Path.of("/usr/bin/mariadb-binlog");
     private static final Pattern SHARD_ROW = Pattern.compile("<tr data-shard=\"([^\"]+)\">(.*?)</tr>", Pattern.DOTALL);
     private static final Pattern SUBSCRIBER_ROW = Pattern.compile("<tr data-subscriber=\"(\\d+)\">(.*?)</tr>",
