@@ -22,9 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The dump server's connections: how many are open, against {@code dump.maxConnections}, and which are receiving
- * the binlog, with each one's streamer (read by the status page through {@link #subscribers()}). Thread-safe (event
- * loops and the server's metrics and status readers); the maps are written only when a connection logs in, starts
- * a dump or closes, never per event.
+ * the binlog, with each one's streamer (read by the status page through {@link #subscribers(GlobalBinlogWriter)}).
+ * Thread-safe (event loops and the server's metrics and status readers); the maps are written only when a connection
+ * logs in, starts a dump or closes, never per event.
  */
 final class DumpConnections {
     private final int max;

@@ -46,7 +46,7 @@ public class StatusConfiguration {
                     try {
                         history.record(metrics.counters(), System.nanoTime(), System.currentTimeMillis());
                     } catch (RuntimeException e) {
-                        log.debug("throughput sample failed: {}", e.toString());
+                        log.warn("throughput sample for the status page failed: {}", e.toString());
                     }
                 }, 0, SAMPLE_SECONDS, TimeUnit.SECONDS);
             }

@@ -22,6 +22,8 @@ import java.util.List;
  */
 final class StatusSnapshot {
 
+    private static final String VERSION = TributaryApplication.version();
+
     private StatusSnapshot() {
     }
 
@@ -57,7 +59,7 @@ final class StatusSnapshot {
             }
             dump = new DaemonStatus.Dump(d.port(), d.connectionCount(), subscribers);
         }
-        return new DaemonStatus(Instant.now().toString(), TributaryApplication.version(),
+        return new DaemonStatus(Instant.now().toString(), VERSION,
                 runtime.config().binlog().flavor().toString().toLowerCase(java.util.Locale.ROOT),
                 p == null || p.failure() == null ? null : p.failure().toString(), shards, binlog,
                 new DaemonStatus.Throughput(sampleSeconds, history.samples()), buffer, dump);
