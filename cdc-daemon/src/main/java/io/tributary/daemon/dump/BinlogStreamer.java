@@ -9,6 +9,7 @@ import io.tributary.core.event.EventHeader;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
 import io.tributary.core.packet.EofPacket;
+import io.tributary.core.packet.FramedPackets;
 import io.tributary.core.packet.MySqlError;
 import io.tributary.core.packet.MySqlMessage;
 import io.tributary.core.packet.MySqlPacket;
@@ -57,6 +58,10 @@ final class BinlogStreamer implements Runnable {
     private static final Duration MAX_WAIT = Duration.ofMillis(500);
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final int JOIN_CHECK_EVENTS = 16;
+    /** Bytes of events read from the files and framed into one buffer, one write, at a time. */
+    private static final int FILE_BATCH = 256 * 1024;
+    /** Where an event starts in its packet: after the 4-byte header and the 0x00 status byte. */
+    private static final int EVENT_IN_PACKET = MySqlProtocol.PACKET_HEADER_BYTES + 1;
 
     private final Channel channel;
     private final GlobalBinlogWriter writer;
@@ -69,7 +74,10 @@ final class BinlogStreamer implements Runnable {
     private final LongAdder fromCache;
     private int sequenceId;
     private long unflushed;
-    private List<MySqlPacket> pending = new ArrayList<>();
+    /** Packets ({@link MySqlPacket}, {@link FramedPackets}) queued for the next hand-off to the event loop. */
+    private List<Object> pending = new ArrayList<>();
+    private ByteBuf framing;
+    private int framedEvents;
     private BinlogFileReader reader;
     private long cursor = -1;
     private BinlogPosition position;
@@ -220,18 +228,54 @@ final class BinlogStreamer implements Runnable {
                 afterRotate = false;
             }
         }
-        BinlogEvent e = reader.next(timeout);
-        if (e == null) {
+        return sendFromFiles(timeout);
+    }
+
+    /**
+     * Sends the next durable events from the files, up to {@value #FILE_BATCH} bytes of them, waiting up to
+     * {@code timeout} for the first: framed as packets straight from the bytes read into one buffer, with no object
+     * per event; false if none.
+     */
+    private boolean sendFromFiles(Duration timeout) throws IOException, InterruptedException {
+        ByteBuf out = channel.alloc().ioBuffer(FILE_BATCH + FILE_BATCH / 8);
+        int first = sequenceId;
+        framedEvents = 0;
+        framing = out;
+        try {
+            reader.nextEvents(this::frame, FILE_BATCH, timeout);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            out.release();
+            throw e;
+        } finally {
+            framing = null;
+        }
+        if (framedEvents == 0) {
+            out.release();
             return false;
         }
-        fromFiles.increment();
-        afterRotate = e.type() == EventType.ROTATE;
-        position = afterRotate ? rotateTarget(e) : reader.position();
-        if (e.type() == EventType.GTID || e.type() == EventType.MARIA_GTID) {
-            noteSequence(e.type(), e.buffer(), e.bufferOffset());
-        }
-        sendEvent(e);
+        fromFiles.add(framedEvents);
+        queue(new FramedPackets(out, first, sequenceId), out.readableBytes());
         return true;
+    }
+
+    /** Frames one event read from the files as the packet {@code 0x00 + event} into {@link #framing}. */
+    private void frame(int type, byte[] b, int at, int size) {
+        int start = framing.writerIndex();
+        sequenceId = FramedPackets.append(framing, sequenceId, (byte) 0, b, at, size);
+        framedEvents++;
+        afterRotate = type == EventType.ROTATE.code();
+        if (afterRotate) {
+            position = BinlogPosition.afterRotate(b, at, size, reader.formatDescriptionEvent().checksumLength());
+        } else if (type == EventType.GTID.code()) {
+            noteSequence(EventType.GTID, b, at);
+        } else if (type == EventType.MARIA_GTID.code()) {
+            noteSequence(EventType.MARIA_GTID, b, at);
+        } else if (type == EventType.FORMAT_DESCRIPTION.code()) {
+            // as a server's binlog sender does: the subscriber is not reading a file in use by it. The writer
+            // computes the format description's CRC with the flag clear, so clearing it keeps the CRC valid.
+            int flags = framing.getUnsignedShortLE(start + EVENT_IN_PACKET + 17);
+            framing.setShortLE(start + EVENT_IN_PACKET + 17, flags & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F);
+        }
     }
 
     /** At the end of what the files gave: switch to the shared cache when it holds the next event. */
@@ -252,11 +296,6 @@ final class BinlogStreamer implements Runnable {
 
     private BinlogPosition currentPosition() {
         return cursor >= 0 || afterRotate || reader == null ? position : reader.position();
-    }
-
-    /** Where a ROTATE read from the files sends the subscriber. */
-    private static BinlogPosition rotateTarget(BinlogEvent e) {
-        return BinlogPosition.afterRotate(e.buffer(), e.bufferOffset(), e.length(), e.checksumLength());
     }
 
     /**
@@ -411,22 +450,6 @@ final class BinlogStreamer implements Runnable {
         return channel.isWritable() && inFlightBytes.get() < channel.bytesBeforeUnwritable();
     }
 
-    private void sendEvent(BinlogEvent e) {
-        if (e.type() == io.tributary.core.event.EventType.FORMAT_DESCRIPTION
-                && (e.header().flags() & EventHeader.LOG_EVENT_BINLOG_IN_USE_F) != 0) {
-            // as a server's binlog sender does: the subscriber is not reading a file in use by it. The writer
-            // computes the format description's CRC with the flag clear, so clearing it keeps the CRC valid.
-            byte[] raw = e.rawBytes();
-            java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                    .putShort(17, (short) (e.header().flags() & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F));
-            write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}), Unpooled.wrappedBuffer(raw)));
-            return;
-        }
-        ByteBuf payload = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}),
-                Unpooled.wrappedBuffer(e.buffer(), e.bufferOffset(), e.length()));
-        write(payload);
-    }
-
     /** The format description re-sent when starting inside a file: log_pos 0, so the replica keeps its position. */
     private void sendFormatDescriptionAgain(BinlogEvent fde) {
         byte[] raw = fde.rawBytes();
@@ -472,9 +495,14 @@ final class BinlogStreamer implements Runnable {
 
     private void write(ByteBuf payload) {
         int length = payload.readableBytes();
-        pending.add(new MySqlPacket(sequenceId, payload));
+        int first = sequenceId;
         sequenceId = (sequenceId + length / MySqlProtocol.MAX_PACKET_PAYLOAD + 1) & 0xFF;
-        unflushed += length;
+        queue(new MySqlPacket(first, payload), length);
+    }
+
+    private void queue(Object packets, long bytes) {
+        pending.add(packets);
+        unflushed += bytes;
         if (unflushed >= FLUSH_BYTES) {
             flush();
         }
@@ -487,14 +515,14 @@ final class BinlogStreamer implements Runnable {
         }
         sentPosition = currentPosition(); // once per batch: the status page's view, off the per-event path
         sentSequence = lastSequence;
-        List<MySqlPacket> batch = pending;
+        List<Object> batch = pending;
         long bytes = unflushed;
         pending = new ArrayList<>();
         unflushed = 0;
         inFlightBytes.addAndGet(bytes);
         try {
             channel.eventLoop().execute(() -> {
-                for (MySqlPacket p : batch) {
+                for (Object p : batch) {
                     channel.write(p);
                 }
                 inFlightBytes.addAndGet(-bytes);
@@ -503,7 +531,13 @@ final class BinlogStreamer implements Runnable {
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             inFlightBytes.addAndGet(-bytes);
-            batch.forEach(MySqlPacket::release); // the server is shutting down
+            batch.forEach(p -> { // the server is shutting down
+                if (p instanceof MySqlPacket m) {
+                    m.release();
+                } else {
+                    ((FramedPackets) p).bytes().release();
+                }
+            });
         }
     }
 
