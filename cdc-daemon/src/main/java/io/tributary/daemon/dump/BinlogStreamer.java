@@ -78,6 +78,7 @@ final class BinlogStreamer implements Runnable {
     private List<Object> pending = new ArrayList<>();
     private ByteBuf framing;
     private int framedEvents;
+    private final List<TailCache.Entry> cached = new ArrayList<>();
     private BinlogFileReader reader;
     private long cursor = -1;
     private BinlogPosition position;
@@ -202,22 +203,11 @@ final class BinlogStreamer implements Runnable {
         }
     }
 
-    /** Sends the next event, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
+    /** Sends the next events, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
     private boolean sendNext(Duration timeout) throws IOException, InterruptedException {
         if (cursor >= 0) {
             try {
-                TailCache.Entry en = cache.get(cursor, timeout);
-                if (en == null) {
-                    return false;
-                }
-                cursor++;
-                position = en.next();
-                afterRotate = false;
-                fromCache.increment();
-                noteSequence(en.type(), en.chunk(), en.offset());
-                write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}),
-                        Unpooled.wrappedBuffer(en.chunk(), en.offset(), en.length())));
-                return true;
+                return sendFromCache(timeout);
             } catch (TailCache.Evicted ev) {
                 if (!cache.isClosed()) { // closed: the server is stopping, nothing to report
                     LOG.info("subscriber {} fell behind the tail cache at {}; continuing from the files",
@@ -229,6 +219,35 @@ final class BinlogStreamer implements Runnable {
             }
         }
         return sendFromFiles(timeout);
+    }
+
+    /**
+     * Sends the events the shared tail cache holds from the cursor on, up to {@value #FILE_BATCH} bytes of them taken
+     * under one lock, waiting up to {@code timeout} for the first, framed into one buffer; false if none.
+     */
+    private boolean sendFromCache(Duration timeout) throws InterruptedException, TailCache.Evicted {
+        cached.clear();
+        int n = cache.get(cursor, FILE_BATCH, timeout, cached);
+        if (n == 0) {
+            return false;
+        }
+        int bytes = 0;
+        for (TailCache.Entry en : cached) {
+            bytes += en.length() + EVENT_IN_PACKET;
+        }
+        ByteBuf out = channel.alloc().ioBuffer(bytes);
+        int first = sequenceId;
+        for (TailCache.Entry en : cached) {
+            sequenceId = FramedPackets.append(out, sequenceId, (byte) 0, en.chunk(), en.offset(), en.length());
+            noteSequence(en.type(), en.chunk(), en.offset());
+        }
+        cursor += n;
+        position = cached.get(n - 1).next();
+        afterRotate = false;
+        fromCache.add(n);
+        cached.clear();
+        queue(new FramedPackets(out, first, sequenceId), out.readableBytes());
+        return true;
     }
 
     /**
