@@ -337,8 +337,10 @@ public final class HeartbeatWriter implements AutoCloseable {
 
     /**
      * Another writer (a twin) holds the lock: it is beating, so this writer skips the beat. Logged at DEBUG; a
-     * warning once the lock has been held that way for {@link #slowWriteWarnMs} (a writer stuck in a beat holds
-     * back everyone's heartbeats), then at most every {@value #REPEAT_WARNING_MS} ms.
+     * warning once the lock has been held that way for longer than {@link #idleTimeoutSeconds} (longer than even a
+     * vanished writer keeps it: the holder is alive and stuck in a beat, which holds back everyone's heartbeats; a
+     * holder merely slow, a busy shard on a loaded machine, warns about its own slow writes), then at most every
+     * {@value #REPEAT_WARNING_MS} ms.
      */
     private void lockBusy(long at) {
         if (lockBusySinceMicros == 0) {
@@ -346,7 +348,7 @@ public final class HeartbeatWriter implements AutoCloseable {
         }
         long heldMs = (at - lockBusySinceMicros) / 1000;
         Target t = targets.get(0);
-        if (heldMs < slowWriteWarnMs()) {
+        if (heldMs <= idleTimeoutSeconds() * 1000) {
             LOG.debug("shard {}: heartbeat lock {} held by another writer; this beat is theirs", t.shard(), LOCK);
             return;
         }
