@@ -50,7 +50,11 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code CHANGE MASTER TO ... MASTER_USE_GTID=slave_pos}). Its request names a GTID twin A has not written yet:
  * twin A waits for it ({@code dump.aheadWait}) instead of refusing with error 1236, then streams. Twin B is started
  * again.</li>
+ * <li><b>Back through the front door.</b> Twin A is killed again; the replica is pointed at HAProxy again, which
+ * sends it to twin B. Twin A is started again.</li>
  * </ol>
+ * Each kill happens at a random moment within 5 s of its planned one (the seed is printed; {@code
+ * -Dtributary.failover.seed} repeats a run); the load runs 120 s ({@code -Dtributary.failover.seconds}).
  * At the end, once both twins and the replica have caught up: the replica's tables equal the union of the shards'
  * ({@code CHECKSUM TABLE}); its binlog holds every global transaction exactly once, in GTID order; every committed
  * audit row is in it exactly once, each shard's in that shard's commit order, each XA's rows in ONE transaction and
@@ -61,9 +65,12 @@ import org.junit.jupiter.api.io.TempDir;
 @WithShards(count = 4)
 class TwinsFailoverIT {
 
+    /** The kills happen at these moments, each moved by up to {@value #JITTER_MS} ms at random (seed printed). */
     static final Duration FIRST_KILL_AT = Duration.ofSeconds(20);
-    static final Duration SECOND_KILL_AT = Duration.ofSeconds(35);
-    static final Duration LOAD = Duration.ofSeconds(Long.getLong("tributary.failover.seconds", 75));
+    static final Duration SECOND_KILL_AT = Duration.ofSeconds(40);
+    static final Duration THIRD_KILL_AT = Duration.ofSeconds(70);
+    static final long JITTER_MS = 5000;
+    static final Duration LOAD = Duration.ofSeconds(Long.getLong("tributary.failover.seconds", 120));
     private static final Path TOOL = Path.of("/usr/bin/mariadb-binlog");
     private static final Pattern GTID = Pattern.compile("^#.*\\bGTID (\\d+)-(\\d+)-(\\d+)\\b");
     private static final Pattern COLUMN = Pattern.compile("^###\\s+@(\\d+)=(.*)$");
@@ -99,10 +106,13 @@ class TwinsFailoverIT {
             audit.prepare();
             load.start();
             audit.start();
-            log(t0, "load started: %s, and the audit load", options);
+            long seed = Long.getLong("tributary.failover.seed", System.nanoTime());
+            java.util.Random random = new java.util.Random(seed);
+            log(t0, "load started: %s, and the audit load; kill moments drawn with seed %d (-Dtributary.failover.seed)",
+                    options, seed);
 
             // 1. twin A dies; the replica's reconnection through HAProxy lands on twin B
-            sleepUntil(t0, FIRST_KILL_AT);
+            sleepUntil(t0, FIRST_KILL_AT.plusMillis(random.nextLong(JITTER_MS)));
             String before = replica.gtidSlavePos();
             long killedA = System.nanoTime();
             a.kill9();
@@ -116,7 +126,7 @@ class TwinsFailoverIT {
                     + " HAProxy's sessions so far: %s", moved, failoverMs, sessions(haproxyLog));
 
             // 2. twin B dies; twin A, down all this time, comes back behind; the replica is moved to it by GTID
-            sleepUntil(t0, SECOND_KILL_AT);
+            sleepUntil(t0, SECOND_KILL_AT.plusMillis(random.nextLong(JITTER_MS)));
             String beforeSecond = replica.gtidSlavePos();
             b.kill9();
             long killedB = System.nanoTime();
@@ -137,6 +147,20 @@ class TwinsFailoverIT {
                     .isTrue();
             b.restart();
             log(t0, "twin b started again");
+
+            // 3. twin A dies again; the replica goes back to the front door, which sends it to twin B
+            sleepUntil(t0, THIRD_KILL_AT.plusMillis(random.nextLong(JITTER_MS)));
+            String beforeThird = replica.gtidSlavePos();
+            a.kill9();
+            long killedAgain = System.nanoTime();
+            replica.follow(front);
+            String movedBack = awaitAdvancing(replica, beforeThird, Duration.ofSeconds(60));
+            long thirdMs = (System.nanoTime() - killedAgain) / 1_000_000;
+            log(t0, "twin a killed with kill -9 again at %s; the replica, moved back to HAProxy, streams from twin b (%s)"
+                    + " %d ms later", beforeThird, movedBack, thirdMs);
+            Thread.sleep(3000);
+            a.restart();
+            log(t0, "twin a started again");
 
             sleepUntil(t0, LOAD);
             load.stop();
@@ -204,10 +228,11 @@ class TwinsFailoverIT {
             System.out.printf(Locale.ROOT, "E2E twins failover: %d transactions (%d XA) + %d audit transactions (%d XA, %d"
                     + " rolled back) in %d s; replica through HAProxy moved from twin a to twin b %d ms after kill -9;"
                     + " moved by GTID to twin a (restarted, behind: dump.aheadWait) and streaming %d ms after its start;"
+                    + " back through HAProxy to twin b %d ms after twin a's second kill -9;"
                     + " %d global transactions applied once each, in order; %d binlog files identical%n", load.commits(),
                     load.xaCommits(), java.util.Arrays.stream(committed).sum() - xas.values().stream().mapToLong(List::size)
                             .sum() + xas.size(), xas.size(), audit.rolledBackXa().size(), LOAD.toSeconds(), failoverMs,
-                    secondMs - restartMs, lastSeq, names.size());
+                    secondMs - restartMs, thirdMs, lastSeq, names.size());
         } finally {
             stopProcess(proxy);
             if (b != null) {
