@@ -45,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * other writer is beating), and one that cannot reach the lock shard writes no beat at all (without that shard
  * the global order cannot advance anyway);</li>
  * <li>under the lock, the value is taken above the lock shard's row ({@code max(previous + 1, now, row + 1)}) and
- * written there first, then to the other shards, and the lock is released once those writes are done (or the
- * beat's wait is over): a beat starts only after the previous one, whoever made it, is written;</li>
+ * written there first, then to the other shards, and the lock is released once every one of those writes is done
+ * (written or failed): a beat starts only after the previous one, whoever made it, is on every shard;</li>
  * <li>a row is only ever moved up ({@code UPDATE ... WHERE heartbeat < value}): a write that lands late (it was
  * held up past its beat) changes nothing and logs nothing, so each shard's binlog carries strictly increasing
  * values and the sorter never sees a beat go back.</li>
@@ -56,13 +56,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Start fails with a {@link HeartbeatSetupException} naming the shard, the account and the missing
  * privilege when a shard refuses (a shard without heartbeats would stall the global order). Later, a
- * shard that cannot be written is logged and retried at the next beat (reconnecting); the others keep
- * beating (unless it is the lock shard).
+ * shard that cannot be written (down: its write fails at once) is logged and retried at the next beat
+ * (reconnecting); the others keep beating (unless it is the lock shard).
  *
  * <p>Threading: beats run on one scheduler thread, {@code cdc-heartbeat}, which hands each shard's write to
  * that shard's own thread ({@code cdc-heartbeat-<shard>}; the lock shard's thread also takes and releases the
- * lock): a beat takes as long as the lock shard plus the slowest other shard, and a hanging shard other than
- * the lock shard holds back only its own heartbeats. {@link #beat()} may also be called directly (tests; it
+ * lock): a beat takes as long as the lock shard plus the slowest other shard, and a slow or hanging shard holds
+ * back every shard's heartbeats until its write is done or times out (a beat is a cut: it starts once the previous
+ * one is on every shard; the global order cannot pass that shard anyway). {@link #beat()} may also be called
+ * directly (tests; it
  * waits for every write) but not concurrently with the scheduler. JDBC drivers come from the caller's
  * connection factories: this class knows only {@code java.sql}.
  */
@@ -124,6 +126,8 @@ public final class HeartbeatWriter implements AutoCloseable {
     private final long[] lastSkipWarnedMicros;
     /** Per shard: when the write in progress was started (scheduler thread only). */
     private final long[] writeStartedMicros;
+    /** The release of the lock after the last beat (on the lock shard's thread, once the beat's writes are done). */
+    private Future<?> release;
     /** Since when (writer clock, µs) another writer has held the lock at every beat; 0 while it is free. */
     private long lockBusySinceMicros;
     private long lastLockWarnedMicros;
@@ -230,20 +234,27 @@ public final class HeartbeatWriter implements AutoCloseable {
     /**
      * Makes one beat: takes the lock on the lock shard and the value there (waiting at most {@code waitAtMost}),
      * then writes the value to every other shard at once, one thread per shard, so that a beat takes as long as the
-     * slowest shard, not the sum of them, waits at most what is left of {@code waitAtMost} for those writes, and
-     * releases the lock. A shard whose previous write is still running (a slow or hanging shard) skips this value;
-     * the others are not held back. The sorter needs only each shard's heartbeats to increase, not every value on
-     * every shard.
+     * slowest shard, not the sum of them, and waits at most what is left of {@code waitAtMost} for those writes. The
+     * lock is released once every write of the beat is done (written or failed), however long that takes: a beat
+     * starts only once the previous one, this writer's or another's, is on every shard (the sorter's XA grouping
+     * counts on it, docs/architecture.md). While a write of the previous beat still runs (a slow or hanging shard),
+     * this writer skips its beats, on every shard.
      *
-     * @return the value written, or 0 when this writer made no beat (the lock shard is unreachable or still busy
-     *         with this writer's previous beat, or another writer holds the lock)
+     * @return the value written, or 0 when this writer made no beat (the previous beat is not written everywhere
+     *         yet, the lock shard is unreachable, or another writer holds the lock)
      */
     long beat(Duration waitAtMost) {
         long deadline = System.nanoTime() + waitAtMost.toNanos();
         long proposal = Math.max(lastValue + 1, clockMicros.getAsLong() / 1000);
         long at = clockMicros.getAsLong();
-        if (writes[0] != null && !writes[0].isDone()) {
-            slowWrite(0, proposal);
+        boolean busy = false;
+        for (int i = 0; i < writes.length; i++) {
+            if (writes[i] != null && !writes[i].isDone()) {
+                slowWrite(i, proposal);
+                busy = true;
+            }
+        }
+        if (busy || release != null && !release.isDone()) {
             return 0;
         }
         writeStartedMicros[0] = at;
@@ -260,25 +271,23 @@ public final class HeartbeatWriter implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (value == 0) {
-            writers[0].submit(this::releaseLock);
+            release = writers[0].submit(this::releaseLock);
             return 0;
         }
         lastValue = value;
         long written = value;
+        List<Future<?>> beat = new ArrayList<>();
         for (int i = 1; i < targets.size(); i++) {
-            if (writes[i] != null && !writes[i].isDone()) {
-                slowWrite(i, value);
-                continue;
-            }
             int shard = i;
             writeStartedMicros[i] = at;
             writes[i] = writers[i].submit(() -> write(shard, written, at));
+            beat.add(writes[i]);
         }
-        for (int i = 1; i < writes.length; i++) {
+        for (Future<?> w : beat) {
             try {
-                writes[i].get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                w.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                // still running: that shard skips beats until it is done (slowWrite)
+                // still running: the lock is held, and beats skipped, until it is done (slowWrite)
             } catch (ExecutionException e) {
                 LOG.warn("heartbeat write failed: {}", e.getCause().toString());
             } catch (InterruptedException e) {
@@ -286,18 +295,37 @@ public final class HeartbeatWriter implements AutoCloseable {
                 break;
             }
         }
-        // the next beat, this writer's or another's, starts once this one is written (or its wait is over)
-        writes[0] = writers[0].submit(this::releaseLock);
+        // the next beat, this writer's or another's, starts once this one is on every shard
+        release = writers[0].submit(() -> {
+            awaitDone(beat);
+            releaseLock();
+        });
         try {
-            writes[0].get(Math.max(deadline - System.nanoTime(), interval.toNanos()), TimeUnit.NANOSECONDS);
+            release.get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            // the lock shard is slow: this writer's next beat waits for it (slowWrite)
+            // a write still runs: released on the lock shard's thread once it is done
         } catch (ExecutionException e) {
             LOG.warn("heartbeat lock release failed: {}", e.getCause().toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         return value;
+    }
+
+    /** Waits until every write of a beat is done, whatever its outcome (each runs under a query timeout). */
+    private static void awaitDone(List<Future<?>> writes) {
+        for (Future<?> w : writes) {
+            try {
+                w.get();
+            } catch (ExecutionException e) {
+                // failed: done all the same (logged by the write itself)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // closing: the connection goes, and the lock with it
+                return;
+            } catch (java.util.concurrent.CancellationException e) {
+                // cancelled: done
+            }
+        }
     }
 
     /**
@@ -375,9 +403,9 @@ public final class HeartbeatWriter implements AutoCloseable {
     }
 
     /**
-     * How long a heartbeat write may run before the beats it makes a shard skip are a warning: a write held up
-     * for an interval or two (a busy fsync on a loaded machine) costs that shard a beat and nothing else; one that
-     * runs this long is a slow or hanging shard, whose delay grows.
+     * How long a heartbeat write may run before the beats it makes this writer skip are a warning: a write held up
+     * for an interval or two (a busy fsync on a loaded machine) costs a beat and nothing else; one that runs this
+     * long is a slow or hanging shard, and every shard's delay grows.
      */
     long slowWriteWarnMs() {
         return Math.max(SLOW_WRITE_WARN_MS, interval.toMillis() * 10);
@@ -386,7 +414,7 @@ public final class HeartbeatWriter implements AutoCloseable {
     static final long SLOW_WRITE_WARN_MS = 1_000;
 
     /**
-     * A shard's previous write still runs (scheduler thread): it skips {@code value}. Logged at DEBUG while that
+     * A shard's previous write still runs (scheduler thread): the beat of {@code value} is skipped. Logged at DEBUG while that
      * write has run less than {@link #slowWriteWarnMs}; then a warning, repeated at most every
      * {@value #REPEAT_WARNING_MS} ms.
      */
@@ -402,8 +430,8 @@ public final class HeartbeatWriter implements AutoCloseable {
         if (lastSkipWarnedMicros[i] == 0 || now - lastSkipWarnedMicros[i] >= REPEAT_WARNING_MS * 1000) {
             lastSkipWarnedMicros[i] = now;
             LOG.warn("shard {} ({}): heartbeat {} skipped, the previous write has run {} ms ({} beats skipped so"
-                    + " far); the shard's delay grows, the other shards keep beating", t.shard(), t.address(), value,
-                    runningMs, busySkips[i]);
+                    + " far); no shard gets a heartbeat until it is done (a beat starts once the previous one is on"
+                    + " every shard)", t.shard(), t.address(), value, runningMs, busySkips[i]);
         }
     }
 

@@ -212,7 +212,7 @@ class HeartbeatWriterIT {
     }
 
     @Test
-    void aWriteHeldUpForAFewBeatsIsNoWarningButOneRunningPastASecondIs(ShardCluster shards) throws Exception {
+    void aWriteHeldUpHoldsBackEveryShardsBeatsWithAWarningOnlyPastASecond(ShardCluster shards) throws Exception {
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
                 .getLogger(HeartbeatWriter.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
@@ -224,16 +224,34 @@ class HeartbeatWriterIT {
             // another transaction holds shard-1's heartbeat row: its next write waits (as behind a slow fsync)
             lock.setAutoCommit(false);
             st.executeQuery("SELECT * FROM __cdc__.__cdc_heartbeat__ WHERE id = 1 FOR UPDATE").close();
+            long held = 0;
             for (int i = 0; i < 6; i++) { // the held write starts, then 5 beats skipped within 500 ms
                 clock.addAndGet(100_000);
-                w.beat(Duration.ofMillis(100));
+                long v = w.beat(Duration.ofMillis(100));
+                held = i == 0 ? v : held;
+                if (i > 0) {
+                    assertThat(v).as("beat %d while the previous one is not on shard-1", i).isZero();
+                }
             }
+            // a beat is a cut: the next one starts only once this one is on every shard
+            assertThat(heartbeat(shards.info(0))).as("shard-0 while shard-1's write is held").isEqualTo(held);
             assertThat(messages(logged, "shard-1")).as("a write held up for 500 ms").isEmpty();
             clock.addAndGet(1_000_000);
             w.beat(Duration.ofMillis(100));
             assertThat(messages(logged, "shard-1")).singleElement().asString()
                     .contains("skipped, the previous write has run 1500 ms (6 beats skipped so far)");
             lock.rollback();
+            // once the held write is done, beats go on
+            long next = 0;
+            for (int i = 0; i < 50 && next == 0; i++) {
+                clock.addAndGet(100_000);
+                next = w.beat(Duration.ofMillis(100));
+                if (next == 0) {
+                    Thread.sleep(50);
+                }
+            }
+            assertThat(next).as("a beat once shard-1's write is done").isGreaterThan(held);
+            assertThat(heartbeat(shards.info(1))).isEqualTo(next);
         } finally {
             logger.detachAppender(logged);
         }
