@@ -10,7 +10,6 @@ import io.tributary.test.load.OltpWriteOnlyLoad;
 import io.tributary.test.shard.ShardCluster;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
