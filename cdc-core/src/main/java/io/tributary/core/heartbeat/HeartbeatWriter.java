@@ -64,9 +64,8 @@ import org.slf4j.LoggerFactory;
  * lock): a beat takes as long as the lock shard plus the slowest other shard, and a slow or hanging shard holds
  * back every shard's heartbeats until its write is done or times out (a beat is a cut: it starts once the previous
  * one is on every shard; the global order cannot pass that shard anyway). {@link #beat()} may also be called
- * directly (tests; it
- * waits for every write) but not concurrently with the scheduler. JDBC drivers come from the caller's
- * connection factories: this class knows only {@code java.sql}.
+ * directly (tests; it waits for every write) but not concurrently with the scheduler. JDBC drivers come from the
+ * caller's connection factories: this class knows only {@code java.sql}.
  */
 public final class HeartbeatWriter implements AutoCloseable {
 
