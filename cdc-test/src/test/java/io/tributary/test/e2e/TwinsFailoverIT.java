@@ -114,10 +114,10 @@ class TwinsFailoverIT {
 
             // 1. twin A dies; the replica's reconnection through HAProxy lands on twin B
             sleepUntil(t0, FIRST_KILL_AT.plusMillis(random.nextLong(JITTER_MS)));
-            String before = replica.gtidSlavePos();
+            String before = received(replica);
             long killedA = System.nanoTime();
             a.kill9();
-            log(t0, "twin a killed with kill -9; the replica had applied %s", before);
+            log(t0, "twin a killed with kill -9; the replica had received %s", before);
             awaitLog(haproxyLog, "Server tributary_twins/twin-a is DOWN", Duration.ofSeconds(30));
             String moved = awaitAdvancing(replica, before, Duration.ofSeconds(60));
             long failoverMs = (System.nanoTime() - killedA) / 1_000_000;
@@ -128,7 +128,7 @@ class TwinsFailoverIT {
 
             // 2. twin B dies; twin A, down all this time, comes back behind; the replica is moved to it by GTID
             sleepUntil(t0, SECOND_KILL_AT.plusMillis(random.nextLong(JITTER_MS)));
-            String beforeSecond = replica.gtidSlavePos();
+            String beforeSecond = received(replica);
             b.kill9();
             long killedB = System.nanoTime();
             awaitLog(haproxyLog, "tributary_twins/twin-b ", Duration.ofSeconds(10)); // its session on B has ended
@@ -142,6 +142,7 @@ class TwinsFailoverIT {
             long secondMs = (System.nanoTime() - killedB) / 1_000_000;
             log(t0, "the replica streams from twin a (%s) %d ms after twin b's kill, %d ms after twin a's start",
                     movedAgain, secondMs, secondMs - restartMs);
+            awaitDaemonLog(a, " ms; streaming", Duration.ofSeconds(90));
             assertThat(a.logContains("which this daemon has not written yet")).as("twin a made the replica's request"
                     + " for a GTID it had not written wait (dump.aheadWait): %s", a.logFile()).isTrue();
             assertThat(a.logContains(" ms; streaming")).as("twin a streamed once it had written it: %s", a.logFile())
@@ -151,7 +152,7 @@ class TwinsFailoverIT {
 
             // 3. twin A dies again; the replica goes back to the front door, which sends it to twin B
             sleepUntil(t0, THIRD_KILL_AT.plusMillis(random.nextLong(JITTER_MS)));
-            String beforeThird = replica.gtidSlavePos();
+            String beforeThird = received(replica);
             a.kill9();
             long killedAgain = System.nanoTime();
             replica.follow(front);
@@ -429,18 +430,43 @@ class TwinsFailoverIT {
                 .property("logging.level.io.tributary.daemon.dump.BinlogStreamer", "INFO");
     }
 
-    /** Until the replica has applied past {@code from} with both threads running; its position then. */
+    /** What the replica has received ({@code Gtid_IO_Pos}): applying past it means it got more from a twin. */
+    private static String received(TributaryReplica replica) throws Exception {
+        return replica.status().get("Gtid_IO_Pos");
+    }
+
+    /** The sequence number of a one-domain GTID position {@code 0-1-N}. */
+    private static long sequence(String gtid) {
+        return gtid == null || gtid.isBlank() ? 0 : Long.parseLong(gtid.substring(gtid.lastIndexOf('-') + 1).strip());
+    }
+
+    /**
+     * Until the replica has applied past {@code from} (a position it had received) with both threads running: then
+     * it has received more since; its position then.
+     */
     private static String awaitAdvancing(TributaryReplica replica, String from, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             Map<String, String> s = replica.status();
             String now = replica.gtidSlavePos();
-            if (!now.equals(from) && "Yes".equals(s.get("Slave_IO_Running")) && "Yes".equals(s.get("Slave_SQL_Running"))) {
+            if (sequence(now) > sequence(from) && "Yes".equals(s.get("Slave_IO_Running"))
+                    && "Yes".equals(s.get("Slave_SQL_Running"))) {
                 return now;
             }
             Thread.sleep(100);
         }
         throw new AssertionError("the replica did not go on past " + from + " within " + timeout + ": " + replica.status());
+    }
+
+    private static void awaitDaemonLog(DaemonProcess d, String text, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!d.logContains(text)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no '" + text + "' in " + d.logFile() + " after " + timeout + "; it ends with:\n"
+                        + d.tail(30));
+            }
+            Thread.sleep(200);
+        }
     }
 
     private static void sleepUntil(long t0, Duration elapsed) throws InterruptedException {
