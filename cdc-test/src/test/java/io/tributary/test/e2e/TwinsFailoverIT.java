@@ -132,11 +132,13 @@ class TwinsFailoverIT {
             b.kill9();
             long killedB = System.nanoTime();
             awaitLog(haproxyLog, "tributary_twins/twin-b ", Duration.ofSeconds(10)); // its session on B has ended
+            // moved before twin A is up: the replica retries every second, so its request reaches twin A as soon as
+            // the dump port listens, which is before the shard readers start catching up
+            replica.follow(a.dumpPort());
             a.restart();
             long restartMs = (System.nanoTime() - killedB) / 1_000_000;
-            replica.follow(a.dumpPort());
-            log(t0, "twin b killed with kill -9 at replica position %s; twin a started again in %d ms (it was down %d s)"
-                    + " and the replica moved to its dump port directly, by GTID", beforeSecond, restartMs,
+            log(t0, "twin b killed with kill -9 at replica position %s; the replica moved to twin a's dump port directly,"
+                    + " by GTID, and twin a started again in %d ms (it was down %d s)", beforeSecond, restartMs,
                     (System.nanoTime() - killedA) / 1_000_000_000);
             String movedAgain = awaitAdvancing(replica, beforeSecond, Duration.ofSeconds(90));
             long secondMs = (System.nanoTime() - killedB) / 1_000_000;
