@@ -20,7 +20,7 @@ import java.nio.file.StandardOpenOption;
  * core decoder (size, checksum); bodies are decoded only on request ({@link #decode}).
  *
  * <p>Reads ahead in chunks of up to {@value #CHUNK} bytes. A chunk is never reused once an event from it
- * has been returned, so returned events stay valid. An event larger than a chunk gets a buffer of its
+ * has been returned by {@link #next}, so returned events stay valid; one that only {@link #nextRaw} read is. An event larger than a chunk gets a buffer of its
  * own size, which is checked against the limit first.
  *
  * <p>Not thread-safe: one scanner belongs to one reader.
@@ -36,6 +36,8 @@ final class BinlogEventScanner implements Closeable {
     private long bufStart;
     private int bufLen;
     private int rawOffset;
+    /** Whether an event object refers to {@link #buf} (then the next chunk is a new array). */
+    private boolean handedOut;
     private final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
 
     private BinlogEventScanner(Path file, FileChannel channel, FormatDescription fde, long position) {
@@ -131,6 +133,7 @@ final class BinlogEventScanner implements Closeable {
                     .next();
         }
         position += size;
+        handedOut = true; // the event refers to this chunk: it must not be reused
         return event;
     }
 
@@ -222,9 +225,14 @@ final class BinlogEventScanner implements Closeable {
             return true;
         }
         long want = Math.max(need, Math.min(CHUNK, limit - position));
-        byte[] next = new byte[(int) Math.max(need, Math.min(want, Integer.MAX_VALUE - 16))];
+        int size = (int) Math.max(need, Math.min(want, Integer.MAX_VALUE - 16));
+        // a chunk no event object refers to (only nextRaw read it) is reused: no allocation per megabyte served
+        byte[] next = !handedOut && buf.length >= size ? buf : new byte[size];
         if (have > 0) {
             System.arraycopy(buf, (int) (position - bufStart), next, 0, have);
+        }
+        if (next != buf) {
+            handedOut = false;
         }
         ByteBuffer b = ByteBuffer.wrap(next, have, next.length - have);
         long readAt = position + have;
