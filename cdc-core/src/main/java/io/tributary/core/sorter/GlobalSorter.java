@@ -111,6 +111,8 @@ public final class GlobalSorter<P> {
      * between heartbeats.
      */
     private boolean drained;
+    private final java.util.function.Predicate<SortKey> passed = this::passed;
+    private final Stretches stretches;
     private final ArrayDeque<Emission<P>> out = new ArrayDeque<>();
 
     /**
@@ -127,6 +129,7 @@ public final class GlobalSorter<P> {
         }
         this.uses = new XaUses<>(lanes, xaMaxWait.toMillis());
         this.cycles = new CycleBreaker<>(lanes, uses);
+        this.stretches = new Stretches(start.stream().map(ShardCheckpoint::shard).toList());
     }
 
     /** Takes the next unit of one shard, in that shard's binlog order. */
@@ -138,25 +141,24 @@ public final class GlobalSorter<P> {
         }
         lane.lastSequence = unit.sequence();
         ShardCheckpoint.Clock before = lane.clock();
+        // every unit but a heartbeat moves its shard's running (window, time): a transaction or commit is keyed
+        // there, and each one read tells how far the shard has got
+        SortKey key = unit.kind() == Kind.HEARTBEAT ? null : lane.advance(unit);
         if (!lane.skip.isEmpty() && lane.skip.remove(unit.key())) {
             // written before the restart: ordered as then, kept in the checkpoint, never again in the output
-            if (unit.kind() == Kind.TRANSACTION || unit.kind() == Kind.XA_COMMIT) {
-                lane.advance(unit);
-            }
             lane.ledger.emitted(unit, before);
         } else {
             switch (unit.kind()) {
                 case HEARTBEAT -> heartbeat(lane, unit, before);
-                case TRANSACTION -> lane.enqueue(unit, before);
-                case XA_PREPARE -> uses.prepare(lane, unit, before);
-                case XA_COMMIT -> uses.commit(lane, unit, before);
-                case XA_ROLLBACK -> uses.rollback(lane, unit, before);
+                case TRANSACTION -> lane.enqueue(unit, key, before);
+                case XA_PREPARE -> uses.prepare(lane, unit, key, before);
+                case XA_COMMIT -> uses.commit(lane, unit, key, before);
+                case XA_ROLLBACK -> uses.rollback(lane, unit, key, before);
             }
         }
         lane.ledger.clockNow(lane.clock());
-        if (unit.kind() == Kind.HEARTBEAT || unit.kind() == Kind.XA_ROLLBACK || !uses.isEmpty()) {
-            drained = false;
-        }
+        // any unit may move the shards' common progress past what waits
+        drained = false;
     }
 
     private void heartbeat(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
@@ -240,33 +242,37 @@ public final class GlobalSorter<P> {
             closed = Math.min(closed, l.lastHeartbeat);
             firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
         }
-        uses.settle(closed, firstHeartbeat);
-        // Only closed windows are ordered: every shard has passed their closing heartbeat, so everything in
-        // them has been read and the choice below cannot depend on what arrives later.
+        stretches.closed(closed);
+        uses.settle(closed, firstHeartbeat, passed);
+        // Only what every shard has read past is ordered (a closed window, or a key below every shard's progress
+        // in commit time): everything before it has been read, so the choice below cannot depend on what arrives
+        // later.
         Candidate<P> best = null;
         for (Lane<P> l : lanes) {
             Entry<P> head = l.queue.peekFirst();
-            if (head != null && head.unit().kind() == Kind.TRANSACTION && head.key().window() < closed
-                    && (best == null || head.key().compareTo(best.key()) < 0)) {
+            if (head != null && head.unit().kind() == Kind.TRANSACTION
+                    && (best == null || head.key().compareTo(best.key()) < 0) && passed(head.key())) {
                 best = new Candidate<>(head, null, head.key());
             }
         }
         for (XaGroup<P> g : uses.open()) {
-            if (!g.commits.isEmpty() && g.ready() && g.key().window() < closed
-                    && (best == null || g.key().compareTo(best.key()) < 0)) {
+            if (!g.commits.isEmpty() && g.ready() && (best == null || g.key().compareTo(best.key()) < 0)
+                    && passed(g.key())) {
                 best = new Candidate<>(null, g, g.key());
             }
         }
-        XaGroup<P> breaker = cycles.breaker(closed);
+        XaGroup<P> breaker = cycles.breaker(passed);
         // a cycle is broken at the key of the last group it waits for, when the whole cycle is known; like
-        // every candidate, only once that key's window is closed
+        // every candidate, only once every shard has read past that key
         SortKey breakerKey = breaker == null ? null : cycles.waitBound(breaker);
-        if (breaker != null && breakerKey.window() < closed && (best == null || breakerKey.compareTo(best.key()) < 0)) {
+        if (breaker != null && (best == null || breakerKey.compareTo(best.key()) < 0) && passed(breakerKey)) {
             best = new Candidate<>(null, breaker, breakerKey);
         }
         if (best == null || !admitted(best, breaker)) {
             return false;
         }
+        stretches.ordered(best.key(), closed, best.single() != null ? best.single().unit()
+                : best.group().commits.values().iterator().next().unit());
         if (best.group() == null) {
             emitSingle(best.single());
         } else if (best.group() == breaker) {
@@ -286,6 +292,19 @@ public final class GlobalSorter<P> {
      * directly or through other groups, behind the candidate or behind anything emittable now (which the
      * candidate, having the smallest key, precedes) cannot.
      */
+    /**
+     * Whether every shard has read past {@code k}: it can no longer produce a unit with a smaller key. A closed
+     * window is passed by all; within the open window, by commit time, shard index and position.
+     */
+    private boolean passed(SortKey k) {
+        for (Lane<P> l : lanes) {
+            if (!l.readPast(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
         for (XaGroup<P> g : uses.open()) {
             if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {

@@ -25,6 +25,9 @@ final class Lane<P> {
         private final SortKey key;
         XaGroup<P> group;
         long beatAfter = -1;
+        /** The shard's running (window, time) when {@link #beatAfter} was read: says whether the beat followed promptly. */
+        long windowAtBeat;
+        long timeAtBeat;
 
         Entry(ShardUnit<P> unit, SortKey key) {
             this.unit = unit;
@@ -72,7 +75,10 @@ final class Lane<P> {
         return new ShardCheckpoint.Clock(lastHeartbeat, effWindow, effTime);
     }
 
-    /** Moves the running (window, time) maximum past a transaction or commit and returns its key. */
+    /**
+     * Moves the running (window, time) maximum past a unit other than a heartbeat and returns its key (the place of
+     * a transaction or commit in the order; for a prepare or rollback, where it stands in its shard's order).
+     */
     SortKey advance(ShardUnit<?> unit) {
         long window = lastHeartbeat;
         long time = unit.commitTimeMicros();
@@ -85,9 +91,29 @@ final class Lane<P> {
         return new SortKey(window, time, shard, unit.sequence());
     }
 
-    /** Queues a transaction or XA commit at its key; it is pending in the checkpoint until written. */
-    Entry<P> enqueue(ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        Entry<P> entry = new Entry<>(unit, advance(unit));
+    /**
+     * Whether every unit this shard can still produce has a key above {@code k}: the shard has passed a heartbeat
+     * after {@code k}'s window, or read a unit whose key is {@code k} or above (the next one follows it). A shard
+     * read to the end of its binlog passes nothing more until its next heartbeat or event: what it has read decides,
+     * never when.
+     */
+    boolean readPast(SortKey k) {
+        if (lastHeartbeat > k.window()) {
+            return true;
+        }
+        int c = Long.compare(effWindow, k.window());
+        if (c == 0) {
+            c = Long.compare(effTime, k.timeMicros());
+        }
+        if (c == 0) {
+            c = Integer.compare(shard, k.shard());
+        }
+        return c != 0 ? c > 0 : lastSequence >= k.sequence();
+    }
+
+    /** Queues a transaction or XA commit at its key (from {@link #advance}); it is pending in the checkpoint until written. */
+    Entry<P> enqueue(ShardUnit<P> unit, SortKey key, ShardCheckpoint.Clock before) {
+        Entry<P> entry = new Entry<>(unit, key);
         queue.addLast(entry);
         ledger.pending(unit, before);
         return entry;
@@ -104,10 +130,14 @@ final class Lane<P> {
         lastHeartbeat = heartbeat;
         for (Entry<P> c : commitsBeforeBeat) {
             c.beatAfter = heartbeat;
+            c.windowAtBeat = effWindow;
+            c.timeAtBeat = effTime;
         }
         commitsBeforeBeat.clear();
         for (XaGroup.RolledBack<P> r : rollbacksBeforeBeat) {
             r.beatAfter = heartbeat;
+            r.windowAtBeat = effWindow;
+            r.timeAtBeat = effTime;
         }
         rollbacksBeforeBeat.clear();
         if (firstHeartbeat == 0) {

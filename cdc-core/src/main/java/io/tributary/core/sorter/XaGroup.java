@@ -37,16 +37,31 @@ final class XaGroup<P> {
     static final class RolledBack<P> {
         final ShardUnit<P> prepare;
         final long preparedIn;
+        final SortKey preparedAt;
         final ShardUnit<P> rollback;
+        /** Where the rollback stands in its shard's order. */
+        final SortKey at;
         /** The first heartbeat its shard received after the rollback; -1 before. */
         long beatAfter = -1;
+        /** The shard's running (window, time) when {@link #beatAfter} was read. */
+        long windowAtBeat;
+        long timeAtBeat;
 
-        RolledBack(ShardUnit<P> prepare, long preparedIn, ShardUnit<P> rollback) {
+        RolledBack(ShardUnit<P> prepare, long preparedIn, SortKey preparedAt, ShardUnit<P> rollback, SortKey at) {
             this.prepare = prepare;
             this.preparedIn = preparedIn;
+            this.preparedAt = preparedAt;
             this.rollback = rollback;
+            this.at = at;
         }
     }
+
+    /**
+     * How far the shards' commit clocks may disagree, in microseconds, where a use is fixed by commit timestamps (a
+     * stretch without heartbeats): its branches are those prepared up to this long after its first commit or
+     * rollback, read once every shard has passed that point.
+     */
+    static final long CLOCK_SKEW_MICROS = 1_000_000;
 
     final String gtrid;
     /** The sorter's lanes, in shard index order: where this use's commits wait. */
@@ -54,6 +69,8 @@ final class XaGroup<P> {
     final Map<Branch, ShardUnit<P>> prepared = new LinkedHashMap<>();
     /** The heartbeat window of each prepare on its shard. */
     final Map<Branch, Long> preparedIn = new HashMap<>();
+    /** Where each prepare stands in its shard's order (its running window and time). */
+    final Map<Branch, SortKey> preparedAt = new HashMap<>();
     final Map<Branch, Entry<P>> commits = new LinkedHashMap<>();
     final Set<Branch> abandoned = new HashSet<>();
     /** Per shard, the position of the first commit or rollback of this use: a later prepare there is a new use. */
@@ -68,9 +85,10 @@ final class XaGroup<P> {
         this.lanes = lanes;
     }
 
-    void prepare(ShardUnit<P> unit, long window) {
+    void prepare(ShardUnit<P> unit, long window, SortKey at) {
         prepared.put(Branch.of(unit), unit);
         preparedIn.put(Branch.of(unit), window);
+        preparedAt.put(Branch.of(unit), at);
     }
 
     void commit(Branch branch, Entry<P> entry) {
@@ -101,6 +119,51 @@ final class XaGroup<P> {
             }
         }
         return after;
+    }
+
+    /** The smallest key among this use's commits and rollbacks read so far; null while there is none. */
+    SortKey firstFinish() {
+        SortKey first = null;
+        for (Entry<P> c : commits.values()) {
+            if (first == null || c.key().compareTo(first) < 0) {
+                first = c.key();
+            }
+        }
+        for (RolledBack<P> r : rolledBack) {
+            if (first == null || r.at.compareTo(first) < 0) {
+                first = r.at;
+            }
+        }
+        return first;
+    }
+
+    /**
+     * Whether a heartbeat followed the commit or rollback at {@code first} on its shard before any unit committed
+     * more than {@link #CLOCK_SKEW_MICROS} after it: then the heartbeats fix this use, else its commit timestamps.
+     */
+    boolean beatFollowsPromptly(SortKey first) {
+        for (Entry<P> c : commits.values()) {
+            if (c.key().equals(first)) {
+                return prompt(c.beatAfter, c.windowAtBeat, c.timeAtBeat, first);
+            }
+        }
+        for (RolledBack<P> r : rolledBack) {
+            if (r.at.equals(first)) {
+                return prompt(r.beatAfter, r.windowAtBeat, r.timeAtBeat, first);
+            }
+        }
+        return false;
+    }
+
+    private static boolean prompt(long beatAfter, long windowAtBeat, long timeAtBeat, SortKey first) {
+        return beatAfter >= 0 && (windowAtBeat < first.window()
+                || (windowAtBeat == first.window() && timeAtBeat <= settledTime(first)));
+    }
+
+    /** The commit time up to which a use whose first commit or rollback is at {@code first} takes its branches. */
+    static long settledTime(SortKey first) {
+        long t = first.timeMicros();
+        return t > Long.MAX_VALUE - CLOCK_SKEW_MICROS ? Long.MAX_VALUE : t + CLOCK_SKEW_MICROS;
     }
 
     void rolledBack(RolledBack<P> r) {

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,12 +31,14 @@ final class XaUses<P> {
     private static final class Part<P> {
         private final ShardUnit<P> prepare;
         private final long window;
+        private final SortKey at;
         private final Entry<P> commit;
         private final RolledBack<P> rolledBack;
 
-        Part(ShardUnit<P> prepare, long window, Entry<P> commit, RolledBack<P> rolledBack) {
+        Part(ShardUnit<P> prepare, long window, SortKey at, Entry<P> commit, RolledBack<P> rolledBack) {
             this.prepare = prepare;
             this.window = window;
+            this.at = at;
             this.commit = commit;
             this.rolledBack = rolledBack;
         }
@@ -48,12 +51,16 @@ final class XaUses<P> {
             return window;
         }
 
+        SortKey at() {
+            return at;
+        }
+
         void addTo(XaGroup<P> use) {
             if (rolledBack != null) {
                 use.rolledBack(rolledBack);
                 return;
             }
-            use.prepare(prepare, window);
+            use.prepare(prepare, window, at);
             if (commit != null) {
                 use.commit(Branch.of(prepare), commit);
             }
@@ -98,13 +105,13 @@ final class XaUses<P> {
     }
 
     /** A prepared branch joins its use (see {@link #useTaking}); it is pending in its shard's checkpoint. */
-    void prepare(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        useTaking(unit).prepare(unit, lane.lastHeartbeat);
+    void prepare(Lane<P> lane, ShardUnit<P> unit, SortKey at, ShardCheckpoint.Clock before) {
+        useTaking(unit).prepare(unit, lane.lastHeartbeat, at);
         lane.ledger.pending(unit, before);
     }
 
     /** A commit is queued on its lane, as its branch's place in the shard's order, and joins its use. */
-    void commit(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+    void commit(Lane<P> lane, ShardUnit<P> unit, SortKey key, ShardCheckpoint.Clock before) {
         Branch branch = Branch.of(unit);
         XaGroup<P> group = useWaitingFor(branch);
         if (group == null) {
@@ -113,13 +120,13 @@ final class XaUses<P> {
             lane.ledger.consumed(unit, before);
             return;
         }
-        Entry<P> entry = lane.enqueue(unit, before);
+        Entry<P> entry = lane.enqueue(unit, key, before);
         group.commit(branch, entry);
         lane.commitsBeforeBeat.add(entry);
     }
 
     /** A rolled-back branch leaves the prepared branches of its use; the use is closed once fixed with none left. */
-    void rollback(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+    void rollback(Lane<P> lane, ShardUnit<P> unit, SortKey at, ShardCheckpoint.Clock before) {
         Branch branch = Branch.of(unit);
         XaGroup<P> group = useWaitingFor(branch);
         if (group == null) {
@@ -130,7 +137,8 @@ final class XaUses<P> {
         }
         // the prepare and the rollback stay pending while their use is open: a restart reads them again, so
         // the use ends on this shard where it did (a prepare after it is a new use) and is fixed at the same beat
-        RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch), unit);
+        RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch),
+                group.preparedAt.remove(branch), unit, at);
         group.rolledBack(rolledBack);
         lane.rollbacksBeforeBeat.add(rolledBack);
         lane.ledger.pending(unit, before);
@@ -147,7 +155,7 @@ final class XaUses<P> {
         XaGroup<P> late = new XaGroup<>(g.gtrid, lanes);
         late.participantsFixed = true;
         for (Branch x : g.abandoned) {
-            late.prepare(g.prepared.get(x), g.preparedIn.get(x));
+            late.prepare(g.prepared.get(x), g.preparedIn.get(x), g.preparedAt.get(x));
         }
         int at = groups.indexOf(g);
         groups.remove(at);
@@ -203,17 +211,19 @@ final class XaUses<P> {
 
     /**
      * Settles what the closed windows decide: fixes the participants of the uses whose heartbeat after next has
-     * closed, then gives up the branches of fixed uses still uncommitted {@code xaMaxWait} after their first
-     * commit.
+     * closed (or, in a stretch without heartbeats, whose first commit every shard has passed by more than
+     * {@link XaGroup#CLOCK_SKEW_MICROS} of commit time), then gives up the branches of fixed uses still uncommitted
+     * {@code xaMaxWait} after their first commit.
      *
      * @param closed         the last heartbeat every shard has passed
      * @param firstHeartbeat the first heartbeat every shard has seen (waits before any heartbeat count from it)
+     * @param passed         whether every shard has read past a key (see {@link Lane#readPast})
      */
-    void settle(long closed, long firstHeartbeat) {
+    void settle(long closed, long firstHeartbeat, Predicate<SortKey> passed) {
         // A heartbeat is written to the shards one after the other, not at one instant: a shard may get beat h+1
         // before a prepare that another shard's commit (in window h) follows. The beat after that commit's next
         // beat comes, on every shard, after every prepare of the use.
-        fixUses(closed);
+        fixUses(closed, passed);
         for (XaGroup<P> g : List.copyOf(groups)) {
             long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
             if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
@@ -224,17 +234,53 @@ final class XaUses<P> {
     }
 
     /**
-     * Fixes the branches of the earliest use of each gtrid whose first commit or rollback has its next heartbeat
-     * in a closed window, until none is left.
+     * Fixes the earliest open use of each gtrid once what fixes it has been read, until none is left. Let {@code c}
+     * be the first commit or rollback among the gtrid's open uses; once every shard has read past {@code c} plus
+     * {@link XaGroup#CLOCK_SKEW_MICROS} of commit time, {@code c} is known for certain (nothing read later can come
+     * before it), and so is whether a heartbeat followed it on its shard before that time. If one did, the
+     * heartbeats fix the use, when the heartbeat after next of its first commit or rollback has closed (as always);
+     * if none did (a stretch without heartbeats), its commit timestamps fix it at once.
      */
-    private void fixUses(long closed) {
+    private void fixUses(long closed, Predicate<SortKey> passed) {
         boolean again = true;
         while (again) {
             again = false;
             for (XaGroup<P> g : groups) {
-                long fixAfter = g.fixAfter();
-                if (!g.participantsFixed && fixAfter >= 0 && closed > fixAfter) {
-                    fixEarliestUse(g.gtrid);
+                if (g.participantsFixed) {
+                    continue;
+                }
+                SortKey first = null;
+                XaGroup<P> firstOf = null;
+                long fixAfter = -1;
+                for (XaGroup<P> o : groups) {
+                    if (o.participantsFixed || !o.gtrid.equals(g.gtrid)) {
+                        continue;
+                    }
+                    SortKey f = o.firstFinish();
+                    if (f != null && (first == null || f.compareTo(first) < 0)) {
+                        first = f;
+                        firstOf = o;
+                    }
+                    long after = o.fixAfter();
+                    if (after >= 0 && (fixAfter < 0 || after < fixAfter)) {
+                        fixAfter = after;
+                    }
+                }
+                if (first == null) {
+                    continue;
+                }
+                SortKey settled = new SortKey(first.window(), XaGroup.settledTime(first), Integer.MAX_VALUE,
+                        Long.MAX_VALUE);
+                if (!passed.test(settled)) {
+                    continue;
+                }
+                if (!firstOf.beatFollowsPromptly(first)) {
+                    fixEarliestUse(g.gtrid, settled);
+                    again = true;
+                    break;
+                }
+                if (fixAfter >= 0 && closed > fixAfter) {
+                    fixEarliestUse(g.gtrid, null);
                     again = true;
                     break;
                 }
@@ -251,9 +297,12 @@ final class XaUses<P> {
      * earliest use is every branch prepared up to {@code f} and not after a commit or rollback of one of these on
      * its shard (a use is only told apart from the previous one once it starts more than a heartbeat after that
      * one's first commit or rollback, or on a server where that one finished: README). The other branches form
-     * the later uses, grouped again as if read now; they are fixed in turn.
+     * the later uses, grouped again as if read now; they are fixed in turn. Fixed by commit timestamps
+     * ({@code settled} not null: no heartbeat followed the first commit or rollback in time), the earliest use is
+     * every branch whose prepare stands in its shard's order at or before {@code settled} (its first commit or
+     * rollback plus {@link XaGroup#CLOCK_SKEW_MICROS}), again not after a commit or rollback of the use on its shard.
      */
-    private void fixEarliestUse(String gtrid) {
+    private void fixEarliestUse(String gtrid, SortKey settled) {
         List<XaGroup<P>> open = new ArrayList<>();
         long f = Long.MAX_VALUE;
         for (XaGroup<P> g : groups) {
@@ -268,10 +317,11 @@ final class XaUses<P> {
         List<Part<P>> parts = new ArrayList<>();
         for (XaGroup<P> g : open) {
             for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-                parts.add(new Part<>(b.getValue(), g.preparedIn.get(b.getKey()), g.commits.get(b.getKey()), null));
+                parts.add(new Part<>(b.getValue(), g.preparedIn.get(b.getKey()), g.preparedAt.get(b.getKey()),
+                        g.commits.get(b.getKey()), null));
             }
             for (RolledBack<P> r : g.rolledBack) {
-                parts.add(new Part<>(r.prepare, r.preparedIn, null, r));
+                parts.add(new Part<>(r.prepare, r.preparedIn, r.preparedAt, null, r));
             }
         }
         int at = groups.indexOf(open.get(0));
@@ -283,7 +333,8 @@ final class XaUses<P> {
                 .thenComparingLong(x -> x.prepare().sequence()));
         List<Part<P>> later = new ArrayList<>();
         for (Part<P> x : parts) {
-            if (x.window() > f || !use.takes(x.prepare())) {
+            boolean after = settled == null ? x.window() > f : x.at().compareTo(settled) > 0;
+            if (after || !use.takes(x.prepare())) {
                 later.add(x);
                 continue;
             }
