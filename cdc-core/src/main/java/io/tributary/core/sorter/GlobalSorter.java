@@ -216,6 +216,21 @@ public final class GlobalSorter<P> {
         return n;
     }
 
+    /**
+     * The shard the others wait for: the one least far in the order (its last heartbeat, then its running commit
+     * time; the lowest index among equals). While a backlog is read, reading the others further only fills the
+     * buffer; reading this one lets what waits be written.
+     */
+    public int furthestBehind() {
+        Lane<P> behind = null;
+        for (Lane<P> l : lanes) {
+            if (behind == null || Lane.progressCompare(l, behind) < 0) {
+                behind = l;
+            }
+        }
+        return behind.shard;
+    }
+
     /** What waits and why, for logs and diagnostics: each shard's head and last heartbeat, and the open XA groups. */
     public String describeWaiting() {
         StringBuilder b = new StringBuilder();

@@ -111,6 +111,19 @@ final class Lane<P> {
         return c != 0 ? c > 0 : lastSequence >= k.sequence();
     }
 
+    /** Orders two shards by how far they have read: last heartbeat, then running window and time. */
+    static int progressCompare(Lane<?> a, Lane<?> b) {
+        long aw = Math.max(a.lastHeartbeat, a.effWindow);
+        long bw = Math.max(b.lastHeartbeat, b.effWindow);
+        int c = Long.compare(aw, bw);
+        if (c != 0) {
+            return c;
+        }
+        long at = a.effWindow == aw ? a.effTime : Long.MIN_VALUE;
+        long bt = b.effWindow == bw ? b.effTime : Long.MIN_VALUE;
+        return Long.compare(at, bt);
+    }
+
     /** Queues a transaction or XA commit at its key (from {@link #advance}); it is pending in the checkpoint until written. */
     Entry<P> enqueue(ShardUnit<P> unit, SortKey key, ShardCheckpoint.Clock before) {
         Entry<P> entry = new Entry<>(unit, key);
