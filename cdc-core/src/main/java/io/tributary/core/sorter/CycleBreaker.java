@@ -172,7 +172,7 @@ final class CycleBreaker<P> {
     }
 
     /** The smallest key {@code g} can have: its commits read so far, and where its missing commits can still land. */
-    private SortKey lowerBound(XaGroup<P> g) {
+    SortKey lowerBound(XaGroup<P> g) {
         SortKey k = null;
         for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
             Entry<P> commit = g.commits.get(b.getKey());

@@ -151,7 +151,7 @@ public final class GlobalSorter<P> {
             switch (unit.kind()) {
                 case HEARTBEAT -> heartbeat(lane, unit, before);
                 case TRANSACTION -> lane.enqueue(unit, key, before);
-                case XA_PREPARE -> uses.prepare(lane, unit, key, before);
+                case XA_PREPARE -> uses.prepare(lane, unit, before);
                 case XA_COMMIT -> uses.commit(lane, unit, key, before);
                 case XA_ROLLBACK -> uses.rollback(lane, unit, key, before);
             }
@@ -174,6 +174,15 @@ public final class GlobalSorter<P> {
         if (drained) {
             return List.of();
         }
+        // what settles XA uses (the shards' progress, the closed heartbeat) does not change while emitting: once
+        long closed = Long.MAX_VALUE;
+        // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
+        long firstHeartbeat = Long.MAX_VALUE;
+        for (Lane<P> l : lanes) {
+            closed = Math.min(closed, l.lastHeartbeat);
+            firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
+        }
+        uses.settle(closed, firstHeartbeat);
         while (step()) {
             // keep emitting
         }
@@ -217,18 +226,32 @@ public final class GlobalSorter<P> {
     }
 
     /**
-     * The shard the others wait for: the one least far in the order (its last heartbeat, then its running commit
-     * time; the lowest index among equals). While a backlog is read, reading the others further only fills the
-     * buffer; reading this one lets what waits be written.
+     * How far shard {@code shard} has read, in commit time (microseconds): the later of its last heartbeat (a
+     * millisecond value of the heartbeat writer's clock) and its running commit time. For pacing the readers only;
+     * the order never depends on it.
+     */
+    public long progressMicros(int shard) {
+        Lane<P> l = lane(shard);
+        long beat = l.lastHeartbeat > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : l.lastHeartbeat * 1000;
+        return Math.max(beat, l.effTime);
+    }
+
+    /**
+     * The shard the others wait for: the one least far in commit time ({@link #progressMicros}; the lowest index
+     * among equals). While a backlog is read, reading the others further only fills the buffer; reading this one
+     * lets what waits be written.
      */
     public int furthestBehind() {
-        Lane<P> behind = null;
-        for (Lane<P> l : lanes) {
-            if (behind == null || Lane.progressCompare(l, behind) < 0) {
-                behind = l;
+        int behind = 0;
+        long least = Long.MAX_VALUE;
+        for (int i = 0; i < lanes.size(); i++) {
+            long p = progressMicros(i);
+            if (p < least) {
+                least = p;
+                behind = i;
             }
         }
-        return behind.shard;
+        return behind;
     }
 
     /** What waits and why, for logs and diagnostics: each shard's head and last heartbeat, and the open XA groups. */
@@ -251,14 +274,10 @@ public final class GlobalSorter<P> {
     private boolean step() {
         // loops, not streams: this runs once per emission
         long closed = Long.MAX_VALUE;
-        // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
-        long firstHeartbeat = Long.MAX_VALUE;
         for (Lane<P> l : lanes) {
             closed = Math.min(closed, l.lastHeartbeat);
-            firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
         }
         stretches.closed(closed);
-        uses.settle(closed, firstHeartbeat, passed);
         // Only what every shard has read past is ordered (a closed window, or a key below every shard's progress
         // in commit time): everything before it has been read, so the choice below cannot depend on what arrives
         // later.
@@ -270,9 +289,14 @@ public final class GlobalSorter<P> {
                 best = new Candidate<>(head, null, head.key());
             }
         }
-        for (XaGroup<P> g : uses.open()) {
-            if (!g.commits.isEmpty() && g.ready() && (best == null || g.key().compareTo(best.key()) < 0)
-                    && passed(g.key())) {
+        // a ready group's commits head their lanes: look there, not through every open group
+        for (Lane<P> l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
+            if (head == null || head.unit().kind() != Kind.XA_COMMIT) {
+                continue;
+            }
+            XaGroup<P> g = head.group;
+            if (g.ready() && (best == null || g.key().compareTo(best.key()) < 0) && passed(g.key())) {
                 best = new Candidate<>(null, g, g.key());
             }
         }
@@ -325,7 +349,10 @@ public final class GlobalSorter<P> {
             if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
                 continue;
             }
-            if (candidate.key().compareTo(cycles.waitBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
+            // the group's own bound first: with hundreds of groups open in a catch-up, most lie after the candidate,
+            // and their wait bound (which follows the groups they wait behind) is no smaller than it
+            if (candidate.key().compareTo(cycles.lowerBound(g)) > 0 && candidate.key().compareTo(cycles.waitBound(g)) > 0
+                    && canPrecede(g, candidate, breaker, new HashSet<>())) {
                 return false;
             }
         }

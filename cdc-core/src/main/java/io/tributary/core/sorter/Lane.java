@@ -25,9 +25,9 @@ final class Lane<P> {
         private final SortKey key;
         XaGroup<P> group;
         long beatAfter = -1;
-        /** The shard's running (window, time) when {@link #beatAfter} was read: says whether the beat followed promptly. */
-        long windowAtBeat;
-        long timeAtBeat;
+        /** The shard's clock ({@link Lane#clockMicros}) just after this unit, and when {@link #beatAfter} was read. */
+        long clockAt;
+        long clockAtBeat;
 
         Entry(ShardUnit<P> unit, SortKey key) {
             this.unit = unit;
@@ -56,6 +56,12 @@ final class Lane<P> {
     long effWindow;
     long effTime;
     long lastSequence = Long.MIN_VALUE;
+    /**
+     * The shard's clock: the latest commit time of any unit read and heartbeat value (ms, as microseconds), never
+     * going back. What fixes an XA use in a stretch without heartbeats (see {@link XaUses}); restarted from a
+     * checkpoint's clock as the later of its heartbeat and time.
+     */
+    long clockMicros;
     /** XA commits read since this shard's last heartbeat. */
     final List<Entry<P>> commitsBeforeBeat = new ArrayList<>();
     /** XA rollbacks read since this shard's last heartbeat. */
@@ -69,6 +75,12 @@ final class Lane<P> {
         this.firstHeartbeat = start.clock().heartbeat();
         this.effWindow = start.clock().window();
         this.effTime = start.clock().timeMicros();
+        this.clockMicros = Math.max(micros(start.clock().heartbeat()), start.clock().timeMicros());
+    }
+
+    /** A heartbeat value (milliseconds) in microseconds. */
+    static long micros(long heartbeat) {
+        return heartbeat > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : heartbeat * 1000;
     }
 
     ShardCheckpoint.Clock clock() {
@@ -88,6 +100,7 @@ final class Lane<P> {
         }
         effWindow = window;
         effTime = time;
+        clockMicros = Math.max(clockMicros, unit.commitTimeMicros());
         return new SortKey(window, time, shard, unit.sequence());
     }
 
@@ -111,22 +124,10 @@ final class Lane<P> {
         return c != 0 ? c > 0 : lastSequence >= k.sequence();
     }
 
-    /** Orders two shards by how far they have read: last heartbeat, then running window and time. */
-    static int progressCompare(Lane<?> a, Lane<?> b) {
-        long aw = Math.max(a.lastHeartbeat, a.effWindow);
-        long bw = Math.max(b.lastHeartbeat, b.effWindow);
-        int c = Long.compare(aw, bw);
-        if (c != 0) {
-            return c;
-        }
-        long at = a.effWindow == aw ? a.effTime : Long.MIN_VALUE;
-        long bt = b.effWindow == bw ? b.effTime : Long.MIN_VALUE;
-        return Long.compare(at, bt);
-    }
-
     /** Queues a transaction or XA commit at its key (from {@link #advance}); it is pending in the checkpoint until written. */
     Entry<P> enqueue(ShardUnit<P> unit, SortKey key, ShardCheckpoint.Clock before) {
         Entry<P> entry = new Entry<>(unit, key);
+        entry.clockAt = clockMicros;
         queue.addLast(entry);
         ledger.pending(unit, before);
         return entry;
@@ -143,16 +144,15 @@ final class Lane<P> {
         lastHeartbeat = heartbeat;
         for (Entry<P> c : commitsBeforeBeat) {
             c.beatAfter = heartbeat;
-            c.windowAtBeat = effWindow;
-            c.timeAtBeat = effTime;
+            c.clockAtBeat = clockMicros;
         }
         commitsBeforeBeat.clear();
         for (XaGroup.RolledBack<P> r : rollbacksBeforeBeat) {
             r.beatAfter = heartbeat;
-            r.windowAtBeat = effWindow;
-            r.timeAtBeat = effTime;
+            r.clockAtBeat = clockMicros;
         }
         rollbacksBeforeBeat.clear();
+        clockMicros = Math.max(clockMicros, micros(heartbeat));
         if (firstHeartbeat == 0) {
             firstHeartbeat = heartbeat;
         }

@@ -37,22 +37,23 @@ final class XaGroup<P> {
     static final class RolledBack<P> {
         final ShardUnit<P> prepare;
         final long preparedIn;
-        final SortKey preparedAt;
+        final long preparedClock;
         final ShardUnit<P> rollback;
-        /** Where the rollback stands in its shard's order. */
+        /** Where the rollback stands in its shard's order, and its shard's clock just after it. */
         final SortKey at;
+        final long clockAt;
         /** The first heartbeat its shard received after the rollback; -1 before. */
         long beatAfter = -1;
-        /** The shard's running (window, time) when {@link #beatAfter} was read. */
-        long windowAtBeat;
-        long timeAtBeat;
+        /** The shard's clock when {@link #beatAfter} was read. */
+        long clockAtBeat;
 
-        RolledBack(ShardUnit<P> prepare, long preparedIn, SortKey preparedAt, ShardUnit<P> rollback, SortKey at) {
+        RolledBack(ShardUnit<P> prepare, long preparedIn, long preparedClock, ShardUnit<P> rollback, SortKey at, long clockAt) {
             this.prepare = prepare;
             this.preparedIn = preparedIn;
-            this.preparedAt = preparedAt;
+            this.preparedClock = preparedClock;
             this.rollback = rollback;
             this.at = at;
+            this.clockAt = clockAt;
         }
     }
 
@@ -69,8 +70,8 @@ final class XaGroup<P> {
     final Map<Branch, ShardUnit<P>> prepared = new LinkedHashMap<>();
     /** The heartbeat window of each prepare on its shard. */
     final Map<Branch, Long> preparedIn = new HashMap<>();
-    /** Where each prepare stands in its shard's order (its running window and time). */
-    final Map<Branch, SortKey> preparedAt = new HashMap<>();
+    /** Its shard's clock ({@link Lane#clockMicros}) at each prepare. */
+    final Map<Branch, Long> preparedAt = new HashMap<>();
     final Map<Branch, Entry<P>> commits = new LinkedHashMap<>();
     final Set<Branch> abandoned = new HashSet<>();
     /** Per shard, the position of the first commit or rollback of this use: a later prepare there is a new use. */
@@ -79,13 +80,15 @@ final class XaGroup<P> {
     final List<RolledBack<P>> rolledBack = new ArrayList<>();
     long firstCommitWindow = -1;
     boolean participantsFixed;
+    /** The smallest key among its commits and rollbacks (they are only ever added); null while there is none. */
+    private SortKey firstFinish;
 
     XaGroup(String gtrid, List<Lane<P>> lanes) {
         this.gtrid = gtrid;
         this.lanes = lanes;
     }
 
-    void prepare(ShardUnit<P> unit, long window, SortKey at) {
+    void prepare(ShardUnit<P> unit, long window, long at) {
         prepared.put(Branch.of(unit), unit);
         preparedIn.put(Branch.of(unit), window);
         preparedAt.put(Branch.of(unit), at);
@@ -94,6 +97,7 @@ final class XaGroup<P> {
     void commit(Branch branch, Entry<P> entry) {
         commits.put(branch, entry);
         entry.group = this;
+        finishedAt(entry.key());
         finished(entry.unit());
         // the earliest commit's window, not the first read: shards arrive in any interleaving
         if (firstCommitWindow < 0 || entry.key().window() < firstCommitWindow) {
@@ -123,52 +127,67 @@ final class XaGroup<P> {
 
     /** The smallest key among this use's commits and rollbacks read so far; null while there is none. */
     SortKey firstFinish() {
-        SortKey first = null;
-        for (Entry<P> c : commits.values()) {
-            if (first == null || c.key().compareTo(first) < 0) {
-                first = c.key();
-            }
-        }
-        for (RolledBack<P> r : rolledBack) {
-            if (first == null || r.at.compareTo(first) < 0) {
-                first = r.at;
-            }
-        }
-        return first;
+        return firstFinish;
     }
 
     /**
-     * Whether a heartbeat followed the commit or rollback at {@code first} on its shard before any unit committed
-     * more than {@link #CLOCK_SKEW_MICROS} after it: then the heartbeats fix this use, else its commit timestamps.
+     * What fixes this use, judged at its first commit or rollback {@code first} (on its shard, whose clock is
+     * {@code laneClock}): 1 when a heartbeat followed it there within {@link #CLOCK_SKEW_MICROS} of the shard's clock
+     * (the heartbeats fix it, as always), -1 when none did (a stretch without heartbeats: its commit timestamps fix
+     * it), 0 while that is not known yet. Decided by the shard's binlog alone.
      */
-    boolean beatFollowsPromptly(SortKey first) {
+    int fixedByHeartbeats(SortKey first, long laneClock) {
         for (Entry<P> c : commits.values()) {
             if (c.key().equals(first)) {
-                return prompt(c.beatAfter, c.windowAtBeat, c.timeAtBeat, first);
+                return promptness(c.beatAfter, c.clockAtBeat, c.clockAt, laneClock);
             }
         }
         for (RolledBack<P> r : rolledBack) {
             if (r.at.equals(first)) {
-                return prompt(r.beatAfter, r.windowAtBeat, r.timeAtBeat, first);
+                return promptness(r.beatAfter, r.clockAtBeat, r.clockAt, laneClock);
             }
         }
-        return false;
+        return 0;
     }
 
-    private static boolean prompt(long beatAfter, long windowAtBeat, long timeAtBeat, SortKey first) {
-        return beatAfter >= 0 && (windowAtBeat < first.window()
-                || (windowAtBeat == first.window() && timeAtBeat <= settledTime(first)));
+    /** The shard's clock just after the commit or rollback at {@code first}. */
+    long clockAt(SortKey first) {
+        for (Entry<P> c : commits.values()) {
+            if (c.key().equals(first)) {
+                return c.clockAt;
+            }
+        }
+        for (RolledBack<P> r : rolledBack) {
+            if (r.at.equals(first)) {
+                return r.clockAt;
+            }
+        }
+        throw new IllegalStateException("no commit or rollback at " + first);
     }
 
-    /** The commit time up to which a use whose first commit or rollback is at {@code first} takes its branches. */
-    static long settledTime(SortKey first) {
-        long t = first.timeMicros();
+    private static int promptness(long beatAfter, long clockAtBeat, long clockAt, long laneClock) {
+        long limit = settledTime(clockAt);
+        if (beatAfter >= 0) {
+            return clockAtBeat <= limit ? 1 : -1;
+        }
+        return laneClock > limit ? -1 : 0;
+    }
+
+    /** The clock up to which a use whose first commit or rollback came at clock {@code t} takes its branches. */
+    static long settledTime(long t) {
         return t > Long.MAX_VALUE - CLOCK_SKEW_MICROS ? Long.MAX_VALUE : t + CLOCK_SKEW_MICROS;
     }
 
     void rolledBack(RolledBack<P> r) {
         rolledBack.add(r);
+        finishedAt(r.at);
         finished(r.rollback);
+    }
+
+    private void finishedAt(SortKey key) {
+        if (firstFinish == null || key.compareTo(firstFinish) < 0) {
+            firstFinish = key;
+        }
     }
 
     void finished(ShardUnit<P> commitOrRollback) {

@@ -9,7 +9,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,11 +30,11 @@ final class XaUses<P> {
     private static final class Part<P> {
         private final ShardUnit<P> prepare;
         private final long window;
-        private final SortKey at;
+        private final long at;
         private final Entry<P> commit;
         private final RolledBack<P> rolledBack;
 
-        Part(ShardUnit<P> prepare, long window, SortKey at, Entry<P> commit, RolledBack<P> rolledBack) {
+        Part(ShardUnit<P> prepare, long window, long at, Entry<P> commit, RolledBack<P> rolledBack) {
             this.prepare = prepare;
             this.window = window;
             this.at = at;
@@ -51,7 +50,7 @@ final class XaUses<P> {
             return window;
         }
 
-        SortKey at() {
+        long at() {
             return at;
         }
 
@@ -105,8 +104,8 @@ final class XaUses<P> {
     }
 
     /** A prepared branch joins its use (see {@link #useTaking}); it is pending in its shard's checkpoint. */
-    void prepare(Lane<P> lane, ShardUnit<P> unit, SortKey at, ShardCheckpoint.Clock before) {
-        useTaking(unit).prepare(unit, lane.lastHeartbeat, at);
+    void prepare(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+        useTaking(unit).prepare(unit, lane.lastHeartbeat, lane.clockMicros);
         lane.ledger.pending(unit, before);
     }
 
@@ -138,7 +137,7 @@ final class XaUses<P> {
         // the prepare and the rollback stay pending while their use is open: a restart reads them again, so
         // the use ends on this shard where it did (a prepare after it is a new use) and is fixed at the same beat
         RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch),
-                group.preparedAt.remove(branch), unit, at);
+                group.preparedAt.remove(branch), unit, at, lane.clockMicros);
         group.rolledBack(rolledBack);
         lane.rollbacksBeforeBeat.add(rolledBack);
         lane.ledger.pending(unit, before);
@@ -189,8 +188,9 @@ final class XaUses<P> {
      * the xid); else a new use.
      */
     private XaGroup<P> useTaking(ShardUnit<P> prepare) {
+        String gtrid = prepare.gtrid();
         for (XaGroup<P> g : groups) {
-            if (g.gtrid.equals(prepare.gtrid()) && g.takes(prepare)) {
+            if (g.gtrid.equals(gtrid) && g.takes(prepare)) {
                 return g;
             }
         }
@@ -219,11 +219,15 @@ final class XaUses<P> {
      * @param firstHeartbeat the first heartbeat every shard has seen (waits before any heartbeat count from it)
      * @param passed         whether every shard has read past a key (see {@link Lane#readPast})
      */
-    void settle(long closed, long firstHeartbeat, Predicate<SortKey> passed) {
+    void settle(long closed, long firstHeartbeat) {
         // A heartbeat is written to the shards one after the other, not at one instant: a shard may get beat h+1
         // before a prepare that another shard's commit (in window h) follows. The beat after that commit's next
         // beat comes, on every shard, after every prepare of the use.
-        fixUses(closed, passed);
+        long clock = Long.MAX_VALUE;
+        for (Lane<P> l : lanes) {
+            clock = Math.min(clock, l.clockMicros);
+        }
+        fixUses(closed, clock);
         for (XaGroup<P> g : List.copyOf(groups)) {
             long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
             if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
@@ -234,19 +238,24 @@ final class XaUses<P> {
     }
 
     /**
-     * Fixes the earliest open use of each gtrid once what fixes it has been read, until none is left. Let {@code c}
-     * be the first commit or rollback among the gtrid's open uses; once every shard has read past {@code c} plus
-     * {@link XaGroup#CLOCK_SKEW_MICROS} of commit time, {@code c} is known for certain (nothing read later can come
-     * before it), and so is whether a heartbeat followed it on its shard before that time. If one did, the
-     * heartbeats fix the use, when the heartbeat after next of its first commit or rollback has closed (as always);
-     * if none did (a stretch without heartbeats), its commit timestamps fix it at once.
+     * Fixes the earliest open use of each gtrid once what fixes it has been read, until none is left. Its first commit
+     * or rollback {@code c} decides how: if a heartbeat followed {@code c} on its shard within
+     * {@link XaGroup#CLOCK_SKEW_MICROS} of that shard's clock, the heartbeats fix the use, once the heartbeat after
+     * next of its first commit or rollback has closed (as always); if none did (a stretch without heartbeats), its
+     * commit timestamps fix it, once every shard's clock has passed {@code c}'s by that much: its branches are those
+     * prepared up to then.
+     *
+     * @param clock the least of the shards' clocks ({@link Lane#clockMicros})
      */
-    private void fixUses(long closed, Predicate<SortKey> passed) {
+    private void fixUses(long closed, long clock) {
         boolean again = true;
         while (again) {
             again = false;
             for (XaGroup<P> g : groups) {
-                if (g.participantsFixed) {
+                // a use that its own first finish does not let fix waits; if an earlier use of its gtrid does, that
+                // use is met in this loop too (one pass over the uses per drain: there may be hundreds open)
+                SortKey own = g.participantsFixed ? null : g.firstFinish();
+                if (own == null || !mayFix(g, own, closed, clock)) {
                     continue;
                 }
                 SortKey first = null;
@@ -266,26 +275,30 @@ final class XaUses<P> {
                         fixAfter = after;
                     }
                 }
-                if (first == null) {
-                    continue;
-                }
-                SortKey settled = new SortKey(first.window(), XaGroup.settledTime(first), Integer.MAX_VALUE,
-                        Long.MAX_VALUE);
-                if (!passed.test(settled)) {
-                    continue;
-                }
-                if (!firstOf.beatFollowsPromptly(first)) {
+                int byBeats = firstOf.fixedByHeartbeats(first, lanes.get(first.shard()).clockMicros);
+                long settled = XaGroup.settledTime(firstOf.clockAt(first));
+                if (byBeats < 0 && clock > settled) {
                     fixEarliestUse(g.gtrid, settled);
                     again = true;
                     break;
                 }
-                if (fixAfter >= 0 && closed > fixAfter) {
+                if (byBeats > 0 && fixAfter >= 0 && closed > fixAfter) {
                     fixEarliestUse(g.gtrid, null);
                     again = true;
                     break;
                 }
             }
         }
+    }
+
+    /** Whether what fixes {@code g}, judged at its own first commit or rollback, is there. */
+    private boolean mayFix(XaGroup<P> g, SortKey own, long closed, long clock) {
+        int byBeats = g.fixedByHeartbeats(own, lanes.get(own.shard()).clockMicros);
+        if (byBeats < 0) {
+            return clock > XaGroup.settledTime(g.clockAt(own));
+        }
+        long after = g.fixAfter();
+        return after >= 0 && closed > after;
     }
 
     /**
@@ -302,7 +315,7 @@ final class XaUses<P> {
      * every branch whose prepare stands in its shard's order at or before {@code settled} (its first commit or
      * rollback plus {@link XaGroup#CLOCK_SKEW_MICROS}), again not after a commit or rollback of the use on its shard.
      */
-    private void fixEarliestUse(String gtrid, SortKey settled) {
+    private void fixEarliestUse(String gtrid, Long settled) {
         List<XaGroup<P>> open = new ArrayList<>();
         long f = Long.MAX_VALUE;
         for (XaGroup<P> g : groups) {
@@ -321,7 +334,7 @@ final class XaUses<P> {
                         g.commits.get(b.getKey()), null));
             }
             for (RolledBack<P> r : g.rolledBack) {
-                parts.add(new Part<>(r.prepare, r.preparedIn, r.preparedAt, null, r));
+                parts.add(new Part<>(r.prepare, r.preparedIn, r.preparedClock, null, r));
             }
         }
         int at = groups.indexOf(open.get(0));
@@ -333,7 +346,7 @@ final class XaUses<P> {
                 .thenComparingLong(x -> x.prepare().sequence()));
         List<Part<P>> later = new ArrayList<>();
         for (Part<P> x : parts) {
-            boolean after = settled == null ? x.window() > f : x.at().compareTo(settled) > 0;
+            boolean after = settled == null ? x.window() > f : x.at() > settled;
             if (after || !use.takes(x.prepare())) {
                 later.add(x);
                 continue;

@@ -221,16 +221,20 @@ public final class MergeStage implements AutoCloseable {
     }
 
     /**
-     * Lets only the shard the others wait for read on while the buffer is above its read-ahead mark (half its spill
-     * threshold): see {@link ReadAheadGate}.
+     * Paces the readers (see {@link ReadAheadGate}): holds a shard far ahead in commit time of the one the others wait
+     * for, and, while the buffer is above half its spill threshold, every shard but that one.
      */
     private void paceReaders() {
-        var s = buffer.settings();
-        boolean over = buffer.memoryUsed() > s.newThresholdBytes() / 2;
         int behind = sorter.furthestBehind();
+        long least = sorter.progressMicros(behind);
+        boolean over = buffer.memoryUsed() > buffer.settings().newThresholdBytes() / 2;
+        boolean[] hold = new boolean[unitsOf.length];
+        for (int i = 0; i < hold.length; i++) {
+            hold[i] = i != behind && (over || sorter.progressMicros(i) - least > ReadAheadGate.READ_AHEAD_MICROS);
+        }
         boolean progressed = unitsOf[behind] != behindUnitsAtDrain;
         behindUnitsAtDrain = unitsOf[behind];
-        gate.update(over, behind, progressed);
+        gate.update(hold, behind, progressed);
     }
 
     /** Where shard readers wait while the others catch up (see {@link ReadAheadGate}). */
