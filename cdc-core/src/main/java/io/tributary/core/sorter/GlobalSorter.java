@@ -349,8 +349,13 @@ public final class GlobalSorter<P> {
             if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
                 continue;
             }
-            // the group's own bound first: with hundreds of groups open in a catch-up, most lie after the candidate,
-            // and their wait bound (which follows the groups they wait behind) is no smaller than it
+            // with hundreds of groups open in a catch-up most lie after the candidate: a group's wait bound is no
+            // smaller than its lower bound, which is no smaller than its first commit or rollback (the commit in its
+            // first commit window is always one it waits for)
+            SortKey first = g.firstFinish();
+            if (first != null && candidate.key().compareTo(first) <= 0) {
+                continue;
+            }
             if (candidate.key().compareTo(cycles.lowerBound(g)) > 0 && candidate.key().compareTo(cycles.waitBound(g)) > 0
                     && canPrecede(g, candidate, breaker, new HashSet<>())) {
                 return false;
