@@ -20,9 +20,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Order.</b> Every unit gets a {@link SortKey}: the heartbeat window it falls in, its commit time,
  * its shard index, its position. A unit is emitted once no shard can still produce a unit with a smaller
- * key: a shard with queued units is bounded by its next unit, an idle shard by its last heartbeat. Since
- * every shard receives every heartbeat, an idle shard holds the others back by at most one heartbeat
- * interval. Each shard's units are taken in their own order, so per-shard order always holds.
+ * key: every shard has read past it, through a heartbeat after its window or a unit with a key no smaller
+ * ({@link Lane#readPast}). A shard at the end of its binlog passes nothing more until its next heartbeat or
+ * event; since every shard receives every heartbeat, an idle shard holds the others back by at most one
+ * heartbeat interval. Where the binlogs hold no heartbeats (history written while the daemon was down) the
+ * commit timestamps alone order, as the shards are read: see docs/architecture.md, "Stretches without
+ * heartbeats", and {@link Stretches}, which logs each. Each shard's units are taken in their own order, so
+ * per-shard order always holds.
  *
  * <p><b>XA.</b> A prepared branch waits, outside the order, for its commit. Its {@code XA COMMIT} is its
  * place in its shard's order; the branches of one gtrid become one {@link Emission.Distributed} once every
@@ -51,10 +55,10 @@ import org.slf4j.LoggerFactory;
  * first commit): a use started on another shard within about a heartbeat interval of the previous use's
  * commit, and two uses of one xid running at the same time on different shards.
  *
- * <p><b>Determinism.</b> Only closed heartbeat windows are ordered (every shard has passed their closing
- * heartbeat, so everything in them has been read), and an XA group that more input could still make
- * emittable holds back what would come after it. Heartbeat values (milliseconds, strictly increasing,
- * shared by all shards) are the only clock.
+ * <p><b>Determinism.</b> Only what every shard has read past is ordered (everything before it has been read),
+ * and an XA group that more input could still make emittable holds back what would come after it. Heartbeat
+ * values (milliseconds, strictly increasing, shared by all shards) and commit timestamps, both from the binlogs,
+ * are the only clocks.
  *
  * <p><b>Checkpoints.</b> Each emission carries, for every shard whose resume point moved, a
  * {@link ShardCheckpoint}: resume at the first unit still pending, skip the ones after it already emitted.
@@ -104,11 +108,8 @@ public final class GlobalSorter<P> {
     private final XaUses<P> uses;
     private final CycleBreaker<P> cycles;
     /**
-     * True when the last {@link #drain} emitted all it could and nothing offered since can make more emittable.
-     * Without open XA groups only a heartbeat (it may close a window) can: a transaction is keyed in its
-     * shard's current window, which is not closed yet. With open groups any unit may move a group's bounds,
-     * and so may a rollback, which can end a group. A drain after each transaction then costs nothing
-     * between heartbeats.
+     * True when the last {@link #drain} emitted all it could and nothing was offered since: any unit may move its
+     * shard past what waits.
      */
     private boolean drained;
     private final java.util.function.Predicate<SortKey> passed = this::passed;
