@@ -24,9 +24,25 @@ final class XaGroup<P> {
      * One XA branch: its shard and its xid. The xid alone does not name a branch: each shard is its own
      * server, so {@code XA START 'tx1'} (default empty bqual) on two shards gives two branches with one xid.
      */
-    record Branch(int shard, XaXid xid) {
+    record Branch(int shard, XaXid xid, int hash) {
         static Branch of(ShardUnit<?> unit) {
-            return new Branch(unit.shard(), unit.xid());
+            return new Branch(unit.shard(), unit.xid(), 31 * unit.shard() + unit.xid().hashCode());
+        }
+
+        // the hash is kept: branches are looked up in maps at every emission while a catch-up holds hundreds
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Branch b && b.hash == hash && b.shard == shard && b.xid.equals(xid);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public String toString() {
+            return "Branch[shard=" + shard + ", xid=" + xid + "]";
         }
     }
 
