@@ -42,7 +42,7 @@ final class CycleBreaker<P> {
      * of the cycle, else the one with the smallest key. {@code null} when there is no cycle, or while a
      * group waiting at a shard's head is not complete yet (it might join a cycle and change the choice).
      */
-    XaGroup<P> breaker(long closed) {
+    XaGroup<P> breaker(java.util.function.Predicate<SortKey> passed) {
         if (uses.isEmpty()) {
             return null;
         }
@@ -53,10 +53,10 @@ final class CycleBreaker<P> {
                 continue;
             }
             XaGroup<P> g = head.group;
-            if (g.ready() || head.key().window() >= closed) {
+            if (g.ready() || !passed.test(head.key())) {
                 continue;
             }
-            if (!g.participantsFixed || !g.complete() || g.key().window() >= closed) {
+            if (!g.participantsFixed || !g.complete() || !passed.test(g.key())) {
                 return null;
             }
             if (!stuck.contains(g)) {
@@ -172,7 +172,7 @@ final class CycleBreaker<P> {
     }
 
     /** The smallest key {@code g} can have: its commits read so far, and where its missing commits can still land. */
-    private SortKey lowerBound(XaGroup<P> g) {
+    SortKey lowerBound(XaGroup<P> g) {
         SortKey k = null;
         for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
             Entry<P> commit = g.commits.get(b.getKey());

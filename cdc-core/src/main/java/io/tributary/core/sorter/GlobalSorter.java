@@ -20,9 +20,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Order.</b> Every unit gets a {@link SortKey}: the heartbeat window it falls in, its commit time,
  * its shard index, its position. A unit is emitted once no shard can still produce a unit with a smaller
- * key: a shard with queued units is bounded by its next unit, an idle shard by its last heartbeat. Since
- * every shard receives every heartbeat, an idle shard holds the others back by at most one heartbeat
- * interval. Each shard's units are taken in their own order, so per-shard order always holds.
+ * key: every shard has read past it, through a heartbeat after its window or a unit with a key no smaller
+ * ({@link Lane#readPast}). A shard at the end of its binlog passes nothing more until its next heartbeat or
+ * event; since every shard receives every heartbeat, an idle shard holds the others back by at most one
+ * heartbeat interval. Where the binlogs hold no heartbeats (history written while the daemon was down) the
+ * commit timestamps alone order, as the shards are read: see docs/architecture.md, "Stretches without
+ * heartbeats", and {@link Stretches}, which logs each. Each shard's units are taken in their own order, so
+ * per-shard order always holds.
  *
  * <p><b>XA.</b> A prepared branch waits, outside the order, for its commit. Its {@code XA COMMIT} is its
  * place in its shard's order; the branches of one gtrid become one {@link Emission.Distributed} once every
@@ -51,10 +55,10 @@ import org.slf4j.LoggerFactory;
  * first commit): a use started on another shard within about a heartbeat interval of the previous use's
  * commit, and two uses of one xid running at the same time on different shards.
  *
- * <p><b>Determinism.</b> Only closed heartbeat windows are ordered (every shard has passed their closing
- * heartbeat, so everything in them has been read), and an XA group that more input could still make
- * emittable holds back what would come after it. Heartbeat values (milliseconds, strictly increasing,
- * shared by all shards) are the only clock.
+ * <p><b>Determinism.</b> Only what every shard has read past is ordered (everything before it has been read),
+ * and an XA group that more input could still make emittable holds back what would come after it. Heartbeat
+ * values (milliseconds, strictly increasing, shared by all shards) and commit timestamps, both from the binlogs,
+ * are the only clocks.
  *
  * <p><b>Checkpoints.</b> Each emission carries, for every shard whose resume point moved, a
  * {@link ShardCheckpoint}: resume at the first unit still pending, skip the ones after it already emitted.
@@ -104,13 +108,12 @@ public final class GlobalSorter<P> {
     private final XaUses<P> uses;
     private final CycleBreaker<P> cycles;
     /**
-     * True when the last {@link #drain} emitted all it could and nothing offered since can make more emittable.
-     * Without open XA groups only a heartbeat (it may close a window) can: a transaction is keyed in its
-     * shard's current window, which is not closed yet. With open groups any unit may move a group's bounds,
-     * and so may a rollback, which can end a group. A drain after each transaction then costs nothing
-     * between heartbeats.
+     * True when the last {@link #drain} emitted all it could and nothing was offered since: any unit may move its
+     * shard past what waits.
      */
     private boolean drained;
+    private final java.util.function.Predicate<SortKey> passed = this::passed;
+    private final Stretches stretches;
     private final ArrayDeque<Emission<P>> out = new ArrayDeque<>();
 
     /**
@@ -127,6 +130,7 @@ public final class GlobalSorter<P> {
         }
         this.uses = new XaUses<>(lanes, xaMaxWait.toMillis());
         this.cycles = new CycleBreaker<>(lanes, uses);
+        this.stretches = new Stretches(start.stream().map(ShardCheckpoint::shard).toList());
     }
 
     /** Takes the next unit of one shard, in that shard's binlog order. */
@@ -138,25 +142,24 @@ public final class GlobalSorter<P> {
         }
         lane.lastSequence = unit.sequence();
         ShardCheckpoint.Clock before = lane.clock();
+        // every unit but a heartbeat moves its shard's running (window, time): a transaction or commit is keyed
+        // there, and each one read tells how far the shard has got
+        SortKey key = unit.kind() == Kind.HEARTBEAT ? null : lane.advance(unit);
         if (!lane.skip.isEmpty() && lane.skip.remove(unit.key())) {
             // written before the restart: ordered as then, kept in the checkpoint, never again in the output
-            if (unit.kind() == Kind.TRANSACTION || unit.kind() == Kind.XA_COMMIT) {
-                lane.advance(unit);
-            }
             lane.ledger.emitted(unit, before);
         } else {
             switch (unit.kind()) {
                 case HEARTBEAT -> heartbeat(lane, unit, before);
-                case TRANSACTION -> lane.enqueue(unit, before);
+                case TRANSACTION -> lane.enqueue(unit, key, before);
                 case XA_PREPARE -> uses.prepare(lane, unit, before);
-                case XA_COMMIT -> uses.commit(lane, unit, before);
-                case XA_ROLLBACK -> uses.rollback(lane, unit, before);
+                case XA_COMMIT -> uses.commit(lane, unit, key, before);
+                case XA_ROLLBACK -> uses.rollback(lane, unit, key, before);
             }
         }
         lane.ledger.clockNow(lane.clock());
-        if (unit.kind() == Kind.HEARTBEAT || unit.kind() == Kind.XA_ROLLBACK || !uses.isEmpty()) {
-            drained = false;
-        }
+        // any unit may move the shards' common progress past what waits
+        drained = false;
     }
 
     private void heartbeat(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
@@ -172,6 +175,15 @@ public final class GlobalSorter<P> {
         if (drained) {
             return List.of();
         }
+        // what settles XA uses (the shards' progress, the closed heartbeat) does not change while emitting: once
+        long closed = Long.MAX_VALUE;
+        // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
+        long firstHeartbeat = Long.MAX_VALUE;
+        for (Lane<P> l : lanes) {
+            closed = Math.min(closed, l.lastHeartbeat);
+            firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
+        }
+        uses.settle(closed, firstHeartbeat);
         while (step()) {
             // keep emitting
         }
@@ -214,6 +226,35 @@ public final class GlobalSorter<P> {
         return n;
     }
 
+    /**
+     * How far shard {@code shard} has read, in commit time (microseconds): the later of its last heartbeat (a
+     * millisecond value of the heartbeat writer's clock) and its running commit time. For pacing the readers only;
+     * the order never depends on it.
+     */
+    public long progressMicros(int shard) {
+        Lane<P> l = lane(shard);
+        long beat = l.lastHeartbeat > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : l.lastHeartbeat * 1000;
+        return Math.max(beat, l.effTime);
+    }
+
+    /**
+     * The shard the others wait for: the one least far in commit time ({@link #progressMicros}; the lowest index
+     * among equals). While a backlog is read, reading the others further only fills the buffer; reading this one
+     * lets what waits be written.
+     */
+    public int furthestBehind() {
+        int behind = 0;
+        long least = Long.MAX_VALUE;
+        for (int i = 0; i < lanes.size(); i++) {
+            long p = progressMicros(i);
+            if (p < least) {
+                least = p;
+                behind = i;
+            }
+        }
+        return behind;
+    }
+
     /** What waits and why, for logs and diagnostics: each shard's head and last heartbeat, and the open XA groups. */
     public String describeWaiting() {
         StringBuilder b = new StringBuilder();
@@ -234,39 +275,44 @@ public final class GlobalSorter<P> {
     private boolean step() {
         // loops, not streams: this runs once per emission
         long closed = Long.MAX_VALUE;
-        // before any heartbeat a window is 0; such waits count from the first heartbeat every shard has seen
-        long firstHeartbeat = Long.MAX_VALUE;
         for (Lane<P> l : lanes) {
             closed = Math.min(closed, l.lastHeartbeat);
-            firstHeartbeat = Math.min(firstHeartbeat, l.firstHeartbeat);
         }
-        uses.settle(closed, firstHeartbeat);
-        // Only closed windows are ordered: every shard has passed their closing heartbeat, so everything in
-        // them has been read and the choice below cannot depend on what arrives later.
+        stretches.closed(closed);
+        // Only what every shard has read past is ordered (a closed window, or a key below every shard's progress
+        // in commit time): everything before it has been read, so the choice below cannot depend on what arrives
+        // later.
         Candidate<P> best = null;
         for (Lane<P> l : lanes) {
             Entry<P> head = l.queue.peekFirst();
-            if (head != null && head.unit().kind() == Kind.TRANSACTION && head.key().window() < closed
-                    && (best == null || head.key().compareTo(best.key()) < 0)) {
+            if (head != null && head.unit().kind() == Kind.TRANSACTION
+                    && (best == null || head.key().compareTo(best.key()) < 0) && passed(head.key())) {
                 best = new Candidate<>(head, null, head.key());
             }
         }
-        for (XaGroup<P> g : uses.open()) {
-            if (!g.commits.isEmpty() && g.ready() && g.key().window() < closed
-                    && (best == null || g.key().compareTo(best.key()) < 0)) {
+        // a ready group's commits head their lanes: look there, not through every open group
+        for (Lane<P> l : lanes) {
+            Entry<P> head = l.queue.peekFirst();
+            if (head == null || head.unit().kind() != Kind.XA_COMMIT) {
+                continue;
+            }
+            XaGroup<P> g = head.group;
+            if (g.ready() && (best == null || g.key().compareTo(best.key()) < 0) && passed(g.key())) {
                 best = new Candidate<>(null, g, g.key());
             }
         }
-        XaGroup<P> breaker = cycles.breaker(closed);
+        XaGroup<P> breaker = cycles.breaker(passed);
         // a cycle is broken at the key of the last group it waits for, when the whole cycle is known; like
-        // every candidate, only once that key's window is closed
+        // every candidate, only once every shard has read past that key
         SortKey breakerKey = breaker == null ? null : cycles.waitBound(breaker);
-        if (breaker != null && breakerKey.window() < closed && (best == null || breakerKey.compareTo(best.key()) < 0)) {
+        if (breaker != null && (best == null || breakerKey.compareTo(best.key()) < 0) && passed(breakerKey)) {
             best = new Candidate<>(null, breaker, breakerKey);
         }
         if (best == null || !admitted(best, breaker)) {
             return false;
         }
+        stretches.ordered(best.key(), closed, best.single() != null ? best.single().unit()
+                : best.group().commits.values().iterator().next().unit());
         if (best.group() == null) {
             emitSingle(best.single());
         } else if (best.group() == breaker) {
@@ -286,12 +332,33 @@ public final class GlobalSorter<P> {
      * directly or through other groups, behind the candidate or behind anything emittable now (which the
      * candidate, having the smallest key, precedes) cannot.
      */
+    /**
+     * Whether every shard has read past {@code k}: it can no longer produce a unit with a smaller key. A closed
+     * window is passed by all; within the open window, by commit time, shard index and position.
+     */
+    private boolean passed(SortKey k) {
+        for (Lane<P> l : lanes) {
+            if (!l.readPast(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
         for (XaGroup<P> g : uses.open()) {
             if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
                 continue;
             }
-            if (candidate.key().compareTo(cycles.waitBound(g)) > 0 && canPrecede(g, candidate, breaker, new HashSet<>())) {
+            // with hundreds of groups open in a catch-up most lie after the candidate: a group's wait bound is no
+            // smaller than its lower bound, which is no smaller than its first commit or rollback (the commit in its
+            // first commit window is always one it waits for)
+            SortKey first = g.firstFinish();
+            if (first != null && candidate.key().compareTo(first) <= 0) {
+                continue;
+            }
+            if (candidate.key().compareTo(cycles.lowerBound(g)) > 0 && candidate.key().compareTo(cycles.waitBound(g)) > 0
+                    && canPrecede(g, candidate, breaker, new HashSet<>())) {
                 return false;
             }
         }

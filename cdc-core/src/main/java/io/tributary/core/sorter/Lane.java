@@ -25,6 +25,9 @@ final class Lane<P> {
         private final SortKey key;
         XaGroup<P> group;
         long beatAfter = -1;
+        /** The shard's clock ({@link Lane#clockMicros}) just after this unit, and when {@link #beatAfter} was read. */
+        long clockAt;
+        long clockAtBeat;
 
         Entry(ShardUnit<P> unit, SortKey key) {
             this.unit = unit;
@@ -53,6 +56,12 @@ final class Lane<P> {
     long effWindow;
     long effTime;
     long lastSequence = Long.MIN_VALUE;
+    /**
+     * The shard's clock: the latest commit time of any unit read and heartbeat value (ms, as microseconds), never
+     * going back. What fixes an XA use in a stretch without heartbeats (see {@link XaUses}); restarted from a
+     * checkpoint's clock as the later of its heartbeat and time.
+     */
+    long clockMicros;
     /** XA commits read since this shard's last heartbeat. */
     final List<Entry<P>> commitsBeforeBeat = new ArrayList<>();
     /** XA rollbacks read since this shard's last heartbeat. */
@@ -66,13 +75,22 @@ final class Lane<P> {
         this.firstHeartbeat = start.clock().heartbeat();
         this.effWindow = start.clock().window();
         this.effTime = start.clock().timeMicros();
+        this.clockMicros = Math.max(micros(start.clock().heartbeat()), start.clock().timeMicros());
+    }
+
+    /** A heartbeat value (milliseconds) in microseconds. */
+    static long micros(long heartbeat) {
+        return heartbeat > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : heartbeat * 1000;
     }
 
     ShardCheckpoint.Clock clock() {
         return new ShardCheckpoint.Clock(lastHeartbeat, effWindow, effTime);
     }
 
-    /** Moves the running (window, time) maximum past a transaction or commit and returns its key. */
+    /**
+     * Moves the running (window, time) maximum past a unit other than a heartbeat and returns its key (the place of
+     * a transaction or commit in the order; for a prepare or rollback, where it stands in its shard's order).
+     */
     SortKey advance(ShardUnit<?> unit) {
         long window = lastHeartbeat;
         long time = unit.commitTimeMicros();
@@ -82,12 +100,34 @@ final class Lane<P> {
         }
         effWindow = window;
         effTime = time;
+        clockMicros = Math.max(clockMicros, unit.commitTimeMicros());
         return new SortKey(window, time, shard, unit.sequence());
     }
 
-    /** Queues a transaction or XA commit at its key; it is pending in the checkpoint until written. */
-    Entry<P> enqueue(ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        Entry<P> entry = new Entry<>(unit, advance(unit));
+    /**
+     * Whether every unit this shard can still produce has a key above {@code k}: the shard has passed a heartbeat
+     * after {@code k}'s window, or read a unit whose key is {@code k} or above (the next one follows it). A shard
+     * read to the end of its binlog passes nothing more until its next heartbeat or event: what it has read decides,
+     * never when.
+     */
+    boolean readPast(SortKey k) {
+        if (lastHeartbeat > k.window()) {
+            return true;
+        }
+        int c = Long.compare(effWindow, k.window());
+        if (c == 0) {
+            c = Long.compare(effTime, k.timeMicros());
+        }
+        if (c == 0) {
+            c = Integer.compare(shard, k.shard());
+        }
+        return c != 0 ? c > 0 : lastSequence >= k.sequence();
+    }
+
+    /** Queues a transaction or XA commit at its key (from {@link #advance}); it is pending in the checkpoint until written. */
+    Entry<P> enqueue(ShardUnit<P> unit, SortKey key, ShardCheckpoint.Clock before) {
+        Entry<P> entry = new Entry<>(unit, key);
+        entry.clockAt = clockMicros;
         queue.addLast(entry);
         ledger.pending(unit, before);
         return entry;
@@ -104,12 +144,15 @@ final class Lane<P> {
         lastHeartbeat = heartbeat;
         for (Entry<P> c : commitsBeforeBeat) {
             c.beatAfter = heartbeat;
+            c.clockAtBeat = clockMicros;
         }
         commitsBeforeBeat.clear();
         for (XaGroup.RolledBack<P> r : rollbacksBeforeBeat) {
             r.beatAfter = heartbeat;
+            r.clockAtBeat = clockMicros;
         }
         rollbacksBeforeBeat.clear();
+        clockMicros = Math.max(clockMicros, micros(heartbeat));
         if (firstHeartbeat == 0) {
             firstHeartbeat = heartbeat;
         }

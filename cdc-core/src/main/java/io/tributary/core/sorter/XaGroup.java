@@ -24,9 +24,25 @@ final class XaGroup<P> {
      * One XA branch: its shard and its xid. The xid alone does not name a branch: each shard is its own
      * server, so {@code XA START 'tx1'} (default empty bqual) on two shards gives two branches with one xid.
      */
-    record Branch(int shard, XaXid xid) {
+    record Branch(int shard, XaXid xid, int hash) {
         static Branch of(ShardUnit<?> unit) {
-            return new Branch(unit.shard(), unit.xid());
+            return new Branch(unit.shard(), unit.xid(), 31 * unit.shard() + unit.xid().hashCode());
+        }
+
+        // the hash is kept: branches are looked up in maps at every emission while a catch-up holds hundreds
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Branch b && b.hash == hash && b.shard == shard && b.xid.equals(xid);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public String toString() {
+            return "Branch[shard=" + shard + ", xid=" + xid + "]";
         }
     }
 
@@ -37,16 +53,32 @@ final class XaGroup<P> {
     static final class RolledBack<P> {
         final ShardUnit<P> prepare;
         final long preparedIn;
+        final long preparedClock;
         final ShardUnit<P> rollback;
+        /** Where the rollback stands in its shard's order, and its shard's clock just after it. */
+        final SortKey at;
+        final long clockAt;
         /** The first heartbeat its shard received after the rollback; -1 before. */
         long beatAfter = -1;
+        /** The shard's clock when {@link #beatAfter} was read. */
+        long clockAtBeat;
 
-        RolledBack(ShardUnit<P> prepare, long preparedIn, ShardUnit<P> rollback) {
+        RolledBack(ShardUnit<P> prepare, long preparedIn, long preparedClock, ShardUnit<P> rollback, SortKey at, long clockAt) {
             this.prepare = prepare;
             this.preparedIn = preparedIn;
+            this.preparedClock = preparedClock;
             this.rollback = rollback;
+            this.at = at;
+            this.clockAt = clockAt;
         }
     }
+
+    /**
+     * How far the shards' commit clocks may disagree, in microseconds, where a use is fixed by commit timestamps (a
+     * stretch without heartbeats): its branches are those prepared up to this long after its first commit or
+     * rollback, read once every shard has passed that point.
+     */
+    static final long CLOCK_SKEW_MICROS = 1_000_000;
 
     final String gtrid;
     /** The sorter's lanes, in shard index order: where this use's commits wait. */
@@ -54,6 +86,8 @@ final class XaGroup<P> {
     final Map<Branch, ShardUnit<P>> prepared = new LinkedHashMap<>();
     /** The heartbeat window of each prepare on its shard. */
     final Map<Branch, Long> preparedIn = new HashMap<>();
+    /** Its shard's clock ({@link Lane#clockMicros}) at each prepare. */
+    final Map<Branch, Long> preparedAt = new HashMap<>();
     final Map<Branch, Entry<P>> commits = new LinkedHashMap<>();
     final Set<Branch> abandoned = new HashSet<>();
     /** Per shard, the position of the first commit or rollback of this use: a later prepare there is a new use. */
@@ -62,20 +96,24 @@ final class XaGroup<P> {
     final List<RolledBack<P>> rolledBack = new ArrayList<>();
     long firstCommitWindow = -1;
     boolean participantsFixed;
+    /** The smallest key among its commits and rollbacks (they are only ever added); null while there is none. */
+    private SortKey firstFinish;
 
     XaGroup(String gtrid, List<Lane<P>> lanes) {
         this.gtrid = gtrid;
         this.lanes = lanes;
     }
 
-    void prepare(ShardUnit<P> unit, long window) {
+    void prepare(ShardUnit<P> unit, long window, long at) {
         prepared.put(Branch.of(unit), unit);
         preparedIn.put(Branch.of(unit), window);
+        preparedAt.put(Branch.of(unit), at);
     }
 
     void commit(Branch branch, Entry<P> entry) {
         commits.put(branch, entry);
         entry.group = this;
+        finishedAt(entry.key());
         finished(entry.unit());
         // the earliest commit's window, not the first read: shards arrive in any interleaving
         if (firstCommitWindow < 0 || entry.key().window() < firstCommitWindow) {
@@ -103,9 +141,69 @@ final class XaGroup<P> {
         return after;
     }
 
+    /** The smallest key among this use's commits and rollbacks read so far; null while there is none. */
+    SortKey firstFinish() {
+        return firstFinish;
+    }
+
+    /**
+     * What fixes this use, judged at its first commit or rollback {@code first} (on its shard, whose clock is
+     * {@code laneClock}): 1 when a heartbeat followed it there within {@link #CLOCK_SKEW_MICROS} of the shard's clock
+     * (the heartbeats fix it, as always), -1 when none did (a stretch without heartbeats: its commit timestamps fix
+     * it), 0 while that is not known yet. Decided by the shard's binlog alone.
+     */
+    int fixedByHeartbeats(SortKey first, long laneClock) {
+        for (Entry<P> c : commits.values()) {
+            if (c.key().equals(first)) {
+                return promptness(c.beatAfter, c.clockAtBeat, c.clockAt, laneClock);
+            }
+        }
+        for (RolledBack<P> r : rolledBack) {
+            if (r.at.equals(first)) {
+                return promptness(r.beatAfter, r.clockAtBeat, r.clockAt, laneClock);
+            }
+        }
+        return 0;
+    }
+
+    /** The shard's clock just after the commit or rollback at {@code first}. */
+    long clockAt(SortKey first) {
+        for (Entry<P> c : commits.values()) {
+            if (c.key().equals(first)) {
+                return c.clockAt;
+            }
+        }
+        for (RolledBack<P> r : rolledBack) {
+            if (r.at.equals(first)) {
+                return r.clockAt;
+            }
+        }
+        throw new IllegalStateException("no commit or rollback at " + first);
+    }
+
+    private static int promptness(long beatAfter, long clockAtBeat, long clockAt, long laneClock) {
+        long limit = settledTime(clockAt);
+        if (beatAfter >= 0) {
+            return clockAtBeat <= limit ? 1 : -1;
+        }
+        return laneClock > limit ? -1 : 0;
+    }
+
+    /** The clock up to which a use whose first commit or rollback came at clock {@code t} takes its branches. */
+    static long settledTime(long t) {
+        return t > Long.MAX_VALUE - CLOCK_SKEW_MICROS ? Long.MAX_VALUE : t + CLOCK_SKEW_MICROS;
+    }
+
     void rolledBack(RolledBack<P> r) {
         rolledBack.add(r);
+        finishedAt(r.at);
         finished(r.rollback);
+    }
+
+    private void finishedAt(SortKey key) {
+        if (firstFinish == null || key.compareTo(firstFinish) < 0) {
+            firstFinish = key;
+        }
     }
 
     void finished(ShardUnit<P> commitOrRollback) {

@@ -30,12 +30,14 @@ final class XaUses<P> {
     private static final class Part<P> {
         private final ShardUnit<P> prepare;
         private final long window;
+        private final long at;
         private final Entry<P> commit;
         private final RolledBack<P> rolledBack;
 
-        Part(ShardUnit<P> prepare, long window, Entry<P> commit, RolledBack<P> rolledBack) {
+        Part(ShardUnit<P> prepare, long window, long at, Entry<P> commit, RolledBack<P> rolledBack) {
             this.prepare = prepare;
             this.window = window;
+            this.at = at;
             this.commit = commit;
             this.rolledBack = rolledBack;
         }
@@ -48,12 +50,16 @@ final class XaUses<P> {
             return window;
         }
 
+        long at() {
+            return at;
+        }
+
         void addTo(XaGroup<P> use) {
             if (rolledBack != null) {
                 use.rolledBack(rolledBack);
                 return;
             }
-            use.prepare(prepare, window);
+            use.prepare(prepare, window, at);
             if (commit != null) {
                 use.commit(Branch.of(prepare), commit);
             }
@@ -99,12 +105,12 @@ final class XaUses<P> {
 
     /** A prepared branch joins its use (see {@link #useTaking}); it is pending in its shard's checkpoint. */
     void prepare(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        useTaking(unit).prepare(unit, lane.lastHeartbeat);
+        useTaking(unit).prepare(unit, lane.lastHeartbeat, lane.clockMicros);
         lane.ledger.pending(unit, before);
     }
 
     /** A commit is queued on its lane, as its branch's place in the shard's order, and joins its use. */
-    void commit(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+    void commit(Lane<P> lane, ShardUnit<P> unit, SortKey key, ShardCheckpoint.Clock before) {
         Branch branch = Branch.of(unit);
         XaGroup<P> group = useWaitingFor(branch);
         if (group == null) {
@@ -113,13 +119,13 @@ final class XaUses<P> {
             lane.ledger.consumed(unit, before);
             return;
         }
-        Entry<P> entry = lane.enqueue(unit, before);
+        Entry<P> entry = lane.enqueue(unit, key, before);
         group.commit(branch, entry);
         lane.commitsBeforeBeat.add(entry);
     }
 
     /** A rolled-back branch leaves the prepared branches of its use; the use is closed once fixed with none left. */
-    void rollback(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
+    void rollback(Lane<P> lane, ShardUnit<P> unit, SortKey at, ShardCheckpoint.Clock before) {
         Branch branch = Branch.of(unit);
         XaGroup<P> group = useWaitingFor(branch);
         if (group == null) {
@@ -130,7 +136,8 @@ final class XaUses<P> {
         }
         // the prepare and the rollback stay pending while their use is open: a restart reads them again, so
         // the use ends on this shard where it did (a prepare after it is a new use) and is fixed at the same beat
-        RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch), unit);
+        RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch),
+                group.preparedAt.remove(branch), unit, at, lane.clockMicros);
         group.rolledBack(rolledBack);
         lane.rollbacksBeforeBeat.add(rolledBack);
         lane.ledger.pending(unit, before);
@@ -147,7 +154,7 @@ final class XaUses<P> {
         XaGroup<P> late = new XaGroup<>(g.gtrid, lanes);
         late.participantsFixed = true;
         for (Branch x : g.abandoned) {
-            late.prepare(g.prepared.get(x), g.preparedIn.get(x));
+            late.prepare(g.prepared.get(x), g.preparedIn.get(x), g.preparedAt.get(x));
         }
         int at = groups.indexOf(g);
         groups.remove(at);
@@ -181,8 +188,9 @@ final class XaUses<P> {
      * the xid); else a new use.
      */
     private XaGroup<P> useTaking(ShardUnit<P> prepare) {
+        String gtrid = prepare.gtrid();
         for (XaGroup<P> g : groups) {
-            if (g.gtrid.equals(prepare.gtrid()) && g.takes(prepare)) {
+            if (g.gtrid.equals(gtrid) && g.takes(prepare)) {
                 return g;
             }
         }
@@ -203,17 +211,23 @@ final class XaUses<P> {
 
     /**
      * Settles what the closed windows decide: fixes the participants of the uses whose heartbeat after next has
-     * closed, then gives up the branches of fixed uses still uncommitted {@code xaMaxWait} after their first
-     * commit.
+     * closed (or, in a stretch without heartbeats, whose first commit every shard has passed by more than
+     * {@link XaGroup#CLOCK_SKEW_MICROS} of commit time), then gives up the branches of fixed uses still uncommitted
+     * {@code xaMaxWait} after their first commit.
      *
      * @param closed         the last heartbeat every shard has passed
      * @param firstHeartbeat the first heartbeat every shard has seen (waits before any heartbeat count from it)
+     * @param passed         whether every shard has read past a key (see {@link Lane#readPast})
      */
     void settle(long closed, long firstHeartbeat) {
         // A heartbeat is written to the shards one after the other, not at one instant: a shard may get beat h+1
         // before a prepare that another shard's commit (in window h) follows. The beat after that commit's next
         // beat comes, on every shard, after every prepare of the use.
-        fixUses(closed);
+        long clock = Long.MAX_VALUE;
+        for (Lane<P> l : lanes) {
+            clock = Math.min(clock, l.clockMicros);
+        }
+        fixUses(closed, clock);
         for (XaGroup<P> g : List.copyOf(groups)) {
             long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
             if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
@@ -224,22 +238,67 @@ final class XaUses<P> {
     }
 
     /**
-     * Fixes the branches of the earliest use of each gtrid whose first commit or rollback has its next heartbeat
-     * in a closed window, until none is left.
+     * Fixes the earliest open use of each gtrid once what fixes it has been read, until none is left. Its first commit
+     * or rollback {@code c} decides how: if a heartbeat followed {@code c} on its shard within
+     * {@link XaGroup#CLOCK_SKEW_MICROS} of that shard's clock, the heartbeats fix the use, once the heartbeat after
+     * next of its first commit or rollback has closed (as always); if none did (a stretch without heartbeats), its
+     * commit timestamps fix it, once every shard's clock has passed {@code c}'s by that much: its branches are those
+     * prepared up to then.
+     *
+     * @param clock the least of the shards' clocks ({@link Lane#clockMicros})
      */
-    private void fixUses(long closed) {
+    private void fixUses(long closed, long clock) {
         boolean again = true;
         while (again) {
             again = false;
             for (XaGroup<P> g : groups) {
-                long fixAfter = g.fixAfter();
-                if (!g.participantsFixed && fixAfter >= 0 && closed > fixAfter) {
-                    fixEarliestUse(g.gtrid);
+                // a use that its own first finish does not let fix waits; if an earlier use of its gtrid does, that
+                // use is met in this loop too (one pass over the uses per drain: there may be hundreds open)
+                SortKey own = g.participantsFixed ? null : g.firstFinish();
+                if (own == null || !mayFix(g, own, closed, clock)) {
+                    continue;
+                }
+                SortKey first = null;
+                XaGroup<P> firstOf = null;
+                long fixAfter = -1;
+                for (XaGroup<P> o : groups) {
+                    if (o.participantsFixed || !o.gtrid.equals(g.gtrid)) {
+                        continue;
+                    }
+                    SortKey f = o.firstFinish();
+                    if (f != null && (first == null || f.compareTo(first) < 0)) {
+                        first = f;
+                        firstOf = o;
+                    }
+                    long after = o.fixAfter();
+                    if (after >= 0 && (fixAfter < 0 || after < fixAfter)) {
+                        fixAfter = after;
+                    }
+                }
+                int byBeats = firstOf.fixedByHeartbeats(first, lanes.get(first.shard()).clockMicros);
+                long settled = XaGroup.settledTime(firstOf.clockAt(first));
+                if (byBeats < 0 && clock > settled) {
+                    fixEarliestUse(g.gtrid, settled);
+                    again = true;
+                    break;
+                }
+                if (byBeats > 0 && fixAfter >= 0 && closed > fixAfter) {
+                    fixEarliestUse(g.gtrid, null);
                     again = true;
                     break;
                 }
             }
         }
+    }
+
+    /** Whether what fixes {@code g}, judged at its own first commit or rollback, is there. */
+    private boolean mayFix(XaGroup<P> g, SortKey own, long closed, long clock) {
+        int byBeats = g.fixedByHeartbeats(own, lanes.get(own.shard()).clockMicros);
+        if (byBeats < 0) {
+            return clock > XaGroup.settledTime(g.clockAt(own));
+        }
+        long after = g.fixAfter();
+        return after >= 0 && closed > after;
     }
 
     /**
@@ -251,9 +310,12 @@ final class XaUses<P> {
      * earliest use is every branch prepared up to {@code f} and not after a commit or rollback of one of these on
      * its shard (a use is only told apart from the previous one once it starts more than a heartbeat after that
      * one's first commit or rollback, or on a server where that one finished: README). The other branches form
-     * the later uses, grouped again as if read now; they are fixed in turn.
+     * the later uses, grouped again as if read now; they are fixed in turn. Fixed by commit timestamps
+     * ({@code settled} not null: no heartbeat followed the first commit or rollback in time), the earliest use is
+     * every branch whose prepare stands in its shard's order at or before {@code settled} (its first commit or
+     * rollback plus {@link XaGroup#CLOCK_SKEW_MICROS}), again not after a commit or rollback of the use on its shard.
      */
-    private void fixEarliestUse(String gtrid) {
+    private void fixEarliestUse(String gtrid, Long settled) {
         List<XaGroup<P>> open = new ArrayList<>();
         long f = Long.MAX_VALUE;
         for (XaGroup<P> g : groups) {
@@ -268,10 +330,11 @@ final class XaUses<P> {
         List<Part<P>> parts = new ArrayList<>();
         for (XaGroup<P> g : open) {
             for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-                parts.add(new Part<>(b.getValue(), g.preparedIn.get(b.getKey()), g.commits.get(b.getKey()), null));
+                parts.add(new Part<>(b.getValue(), g.preparedIn.get(b.getKey()), g.preparedAt.get(b.getKey()),
+                        g.commits.get(b.getKey()), null));
             }
             for (RolledBack<P> r : g.rolledBack) {
-                parts.add(new Part<>(r.prepare, r.preparedIn, null, r));
+                parts.add(new Part<>(r.prepare, r.preparedIn, r.preparedClock, null, r));
             }
         }
         int at = groups.indexOf(open.get(0));
@@ -283,7 +346,8 @@ final class XaUses<P> {
                 .thenComparingLong(x -> x.prepare().sequence()));
         List<Part<P>> later = new ArrayList<>();
         for (Part<P> x : parts) {
-            if (x.window() > f || !use.takes(x.prepare())) {
+            boolean after = settled == null ? x.window() > f : x.at() > settled;
+            if (after || !use.takes(x.prepare())) {
                 later.add(x);
                 continue;
             }

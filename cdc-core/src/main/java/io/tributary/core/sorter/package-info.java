@@ -5,6 +5,7 @@
  * {@link io.tributary.core.sorter.XaUses} groups the branches of each use of a gtrid and says when a use is
  * complete, {@link io.tributary.core.sorter.CycleBreaker} breaks a cycle among crossing XA commits by a fixed
  * rule, and {@link io.tributary.core.sorter.CheckpointLedger} says where each shard resumes after what was
- * emitted. No part reads a clock: the order is a function of the shard binlogs alone.
+ * emitted; {@link io.tributary.core.sorter.Stretches} logs the stretches without heartbeats that commit timestamps
+ * order. No part reads a clock: the order is a function of the shard binlogs alone.
  */
 package io.tributary.core.sorter;

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Test;
  * Each shard is its own server, so {@code XA START 'tx1'} (default empty bqual) on two shards gives two
  * branches with the SAME full xid. A branch is (shard, xid): both must become one transaction. Found by the
  * benchmark runner: the second prepare replaced the first, and a commit left queued without its group
- * stopped the pipeline with a NullPointerException in the cycle breaker.
+ * stopped the pipeline with a NullPointerException in the cycle breaker. Commit times (microseconds) are on the
+ * heartbeats' clock (milliseconds), as on a real shard: a shard that commits on for more than a second after an XA
+ * commit without a heartbeat is in a stretch without heartbeats, where commit timestamps fix XA transactions.
  */
 class GlobalSorterSameXidTest {
 
@@ -92,13 +94,13 @@ class GlobalSorterSameXidTest {
         Shard s1 = new Shard(1);
         List<Emission<String>> out = new ArrayList<>();
         beats(sorter, out, s0, s1, 100);
-        sorter.offer(s0.prepare(TX1, 1_000_000));
-        sorter.offer(s1.prepare(TX1, 1_100_000));
-        sorter.offer(s0.commit(TX1, 2_000_000));
+        sorter.offer(s0.prepare(TX1, 110_000));
+        sorter.offer(s1.prepare(TX1, 111_000));
+        sorter.offer(s0.commit(TX1, 120_000));
         out.addAll(sorter.drain());
-        sorter.offer(s1.commit(TX1, 2_100_000));
-        sorter.offer(s0.txn("shard 0 after", 3_000_000));
-        sorter.offer(s1.txn("shard 1 after", 3_100_000));
+        sorter.offer(s1.commit(TX1, 121_000));
+        sorter.offer(s0.txn("shard 0 after", 130_000));
+        sorter.offer(s1.txn("shard 1 after", 131_000));
         beats(sorter, out, s0, s1, 200, 300, 400);
 
         assertThat(out).hasSize(3);
@@ -119,17 +121,17 @@ class GlobalSorterSameXidTest {
         Shard s1 = new Shard(1);
         List<Emission<String>> out = new ArrayList<>();
         beats(sorter, out, s0, s1, 100);
-        sorter.offer(s0.prepare(TX1, 1_000_000));
-        sorter.offer(s1.prepare(TX1, 1_010_000));
-        sorter.offer(s0.prepare(TX2, 1_020_000));
-        sorter.offer(s1.prepare(TX2, 1_030_000));
+        sorter.offer(s0.prepare(TX1, 110_000));
+        sorter.offer(s1.prepare(TX1, 110_100));
+        sorter.offer(s0.prepare(TX2, 110_200));
+        sorter.offer(s1.prepare(TX2, 110_300));
         // the commits cross: tx1 then tx2 on shard 0, tx2 then tx1 on shard 1
-        sorter.offer(s0.commit(TX1, 2_000_000));
-        sorter.offer(s1.commit(TX2, 2_010_000));
-        sorter.offer(s0.commit(TX2, 2_020_000));
-        sorter.offer(s1.commit(TX1, 2_030_000));
-        sorter.offer(s0.txn("shard 0 after", 3_000_000));
-        sorter.offer(s1.txn("shard 1 after", 3_100_000));
+        sorter.offer(s0.commit(TX1, 120_000));
+        sorter.offer(s1.commit(TX2, 120_100));
+        sorter.offer(s0.commit(TX2, 120_200));
+        sorter.offer(s1.commit(TX1, 120_300));
+        sorter.offer(s0.txn("shard 0 after", 130_000));
+        sorter.offer(s1.txn("shard 1 after", 131_000));
         beats(sorter, out, s0, s1, 200, 300, 400);
 
         assertThat(out).hasSize(4);

@@ -259,6 +259,57 @@ final class ShardHistory {
         return h;
     }
 
+    /**
+     * The same timeline with one or two stretches without heartbeats (the daemon was down: nothing wrote them), as
+     * a catch-up reads it: every shard's heartbeats in each stretch are gone. In a stretch one shard may also take
+     * no single-shard transactions (an idle shard, passed only through the heartbeat after the stretch), and each
+     * shard's clock may be off by up to {@code skewMicros} (the shards' units keep their order; their commit
+     * timestamps shift).
+     */
+    ShardHistory withStretchesWithoutHeartbeats(Random r, long skewMicros) {
+        List<Long> beats = units.get(0).stream().filter(u -> u.kind() == Kind.HEARTBEAT).map(ShardUnit::heartbeat)
+                .toList();
+        ShardHistory h = new ShardHistory(shardCount, heartbeatMs);
+        if (beats.size() < 8) {
+            h.units.addAll(units);
+            h.transactions.addAll(transactions);
+            return h;
+        }
+        List<long[]> stretches = new ArrayList<>();
+        int count = 1 + r.nextInt(2);
+        for (int i = 0; i < count; i++) {
+            // the last heartbeats stay: after a catch-up the daemon beats again
+            int from = r.nextInt(beats.size() - 5);
+            int to = Math.min(beats.size() - 5, from + 1 + r.nextInt(Math.max(1, beats.size() / 2)));
+            stretches.add(new long[] {beats.get(from), beats.get(to)});
+        }
+        int idle = r.nextBoolean() ? r.nextInt(shardCount) : -1;
+        long[] skew = new long[shardCount];
+        for (int s = 0; s < shardCount; s++) {
+            skew[s] = skewMicros == 0 ? 0 : r.nextLong(-skewMicros, skewMicros + 1);
+        }
+        java.util.Set<String> dropped = new java.util.HashSet<>();
+        for (List<ShardUnit<String>> list : units) {
+            List<ShardUnit<String>> copy = new ArrayList<>();
+            for (ShardUnit<String> u : list) {
+                long ms = u.kind() == Kind.HEARTBEAT ? u.heartbeat() : u.commitTimeMicros() / 1000;
+                boolean inStretch = stretches.stream().anyMatch(st -> ms >= st[0] && ms <= st[1]);
+                if (inStretch && (u.kind() == Kind.HEARTBEAT || (u.kind() == Kind.TRANSACTION && u.shard() == idle))) {
+                    if (u.kind() == Kind.TRANSACTION) {
+                        dropped.add(u.key());
+                    }
+                    continue;
+                }
+                long ts = u.kind() == Kind.HEARTBEAT ? u.commitTimeMicros() : u.commitTimeMicros() + skew[u.shard()];
+                copy.add(new ShardUnit<>(u.shard(), u.sequence(), u.kind(), ts, u.xid(), u.heartbeat(), u.key(),
+                        u.start(), u.end(), u.payload()));
+            }
+            h.units.add(copy);
+        }
+        transactions.stream().filter(t -> !dropped.contains(t.name())).forEach(h.transactions::add);
+        return h;
+    }
+
     /** The commit-order position of each unit key on its shard. */
     int indexOn(int shard, String key) {
         List<ShardUnit<String>> list = units.get(shard);

@@ -64,6 +64,7 @@ public final class TransactionBuffer implements AutoCloseable {
     private int openCount;
     private final AtomicLong nextId = new AtomicLong();
     private long memoryUsed;
+    private long memoryPeak;
     private long spilledBytes;
     private long spilledBytesTotal;
     private boolean closed;
@@ -101,6 +102,11 @@ public final class TransactionBuffer implements AutoCloseable {
     /** Bytes the buffer holds in memory, by its own accounting. */
     public synchronized long memoryUsed() {
         return memoryUsed;
+    }
+
+    /** The most bytes the buffer has held in memory at once since it was made, by its own accounting. */
+    public synchronized long memoryPeak() {
+        return memoryPeak;
     }
 
     /** Bytes of event records currently spilled (live, not yet released). */
@@ -201,6 +207,9 @@ public final class TransactionBuffer implements AutoCloseable {
 
     void addMemory(long bytes) {
         memoryUsed += bytes;
+        if (memoryUsed > memoryPeak) {
+            memoryPeak = memoryUsed;
+        }
     }
 
     void addSpilled(long bytes) {

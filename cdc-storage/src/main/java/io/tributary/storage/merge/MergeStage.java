@@ -105,6 +105,11 @@ public final class MergeStage implements AutoCloseable {
     /** {@link #units} at the last drain: a drain with no new unit since has nothing new to write. */
     private long unitsAtDrain = -1;
     private volatile long units;
+    private final TransactionBuffer buffer;
+    private final ReadAheadGate gate = new ReadAheadGate();
+    /** Units offered per shard, and that count for the shard the others waited for at the last drain. */
+    private final long[] unitsOf;
+    private long behindUnitsAtDrain = -1;
 
     /**
      * @param start     one checkpoint per shard, in shard index order (shard names from them)
@@ -126,6 +131,8 @@ public final class MergeStage implements AutoCloseable {
             Duration xaMaxWait, int appendRing) {
         this.start = List.copyOf(start);
         this.writer = Objects.requireNonNull(writer, "writer");
+        this.buffer = Objects.requireNonNull(buffer, "buffer");
+        this.unitsOf = new long[this.start.size()];
         List<String> names = this.start.stream().map(ShardCheckpoint::shard).toList();
         for (int i = 0; i < this.start.size(); i++) {
             ShardCheckpoint cp = this.start.get(i);
@@ -176,6 +183,7 @@ public final class MergeStage implements AutoCloseable {
      */
     public void offer(ShardUnit<BufferedTransaction> unit) {
         units++;
+        unitsOf[unit.shard()]++;
         if (unit.kind() == ShardUnit.Kind.HEARTBEAT) {
             ArrayDeque<long[]> hb = heartbeats.get(unit.shard());
             if (hb.size() == HEARTBEATS_KEPT) {
@@ -198,6 +206,7 @@ public final class MergeStage implements AutoCloseable {
         for (Emission<BufferedTransaction> emission : sorter.drain()) {
             write(emission);
         }
+        paceReaders();
         boolean idle = written == handedOff;
         if (idle) {
             synchronized (undurable) {
@@ -210,6 +219,28 @@ public final class MergeStage implements AutoCloseable {
                 settle(i, lastHeartbeat[i]);
             }
         }
+    }
+
+    /**
+     * Paces the readers (see {@link ReadAheadGate}): holds a shard far ahead in commit time of the one the others wait
+     * for, and, while the buffer is above half its spill threshold, every shard but that one.
+     */
+    private void paceReaders() {
+        int behind = sorter.furthestBehind();
+        long least = sorter.progressMicros(behind);
+        boolean over = buffer.memoryUsed() > buffer.settings().newThresholdBytes() / 2;
+        boolean[] hold = new boolean[unitsOf.length];
+        for (int i = 0; i < hold.length; i++) {
+            hold[i] = i != behind && (over || sorter.progressMicros(i) - least > ReadAheadGate.READ_AHEAD_MICROS);
+        }
+        boolean progressed = unitsOf[behind] != behindUnitsAtDrain;
+        behindUnitsAtDrain = unitsOf[behind];
+        gate.update(hold, behind, progressed);
+    }
+
+    /** Where shard readers wait while the others catch up (see {@link ReadAheadGate}). */
+    public ReadAheadGate readAheadGate() {
+        return gate;
     }
 
     private void settle(int shard, long millis) {

@@ -15,6 +15,7 @@ import io.tributary.storage.buffer.TransactionBuffer;
 import io.tributary.storage.handoff.HandOff;
 import io.tributary.storage.memory.MemoryBudget;
 import io.tributary.storage.merge.MergeStage;
+import io.tributary.storage.merge.ReadAheadGate;
 import io.tributary.storage.merge.TransactionMerger;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -139,6 +140,7 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
             readers.add(new ShardReader(config, new ShardEventSink() {
                 @Override
                 public void onEvent(ShardEvent event) {
+                    stage.readAheadGate().awaitTurn(shard);
                     publish(new Event(shard, event));
                 }
 
@@ -235,6 +237,11 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         }
         Throwable f = failure.get();
         return f != null ? f : ring == null ? null : ring.failure();
+    }
+
+    /** How many times a shard reader waited for the others to catch up (bounded memory, {@link ReadAheadGate}). */
+    public long readAheadHolds() {
+        return stage.readAheadGate().holds();
     }
 
     /** Global transactions written so far. */
