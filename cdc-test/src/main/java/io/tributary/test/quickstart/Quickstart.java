@@ -177,6 +177,8 @@ public final class Quickstart {
             out.printf("  mariadb-binlog --read-from-remote-server --host=%s --port=%d --user=%s --password=%s"
                     + " --verbose --stop-never binlog.000001%n", host, tributary.dumpPort(), QuickstartDaemon.USER,
                     QuickstartDaemon.PASSWORD);
+            out.printf("Status page (shards, lag, throughput, subscribers): http://%s:%d/%n", host,
+                    tributary.managementPort());
             out.printf("Metrics: curl http://%s:%d/actuator/prometheus   health: curl http://%s:%d"
                     + "/actuator/health%n", host, tributary.managementPort(), host, tributary.managementPort());
             out.println("Live settings (storage.persist.*, see docs/configuration.md), as the admin account:");

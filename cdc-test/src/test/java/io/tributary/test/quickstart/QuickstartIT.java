@@ -57,6 +57,9 @@ class QuickstartIT {
         assertThat(mariadb).matches("  mariadb -h127\\.0\\.0\\.1 -P\\d+ -uadmin -padmin-pass -e \"SET GLOBAL"
                 + " storage\\.persist\\.mode = 'AUTO'; SHOW VARIABLES LIKE 'storage%'\"");
         assertThat(shell(curl + " -sS")).contains("\"new\":\"FORCE\"", "\"old\":\"AUTO\"");
+        String page = awaitLine(buffer, "Status page", quickstart).replaceAll(".*(http://\\S+)$", "$1");
+        assertThat(page).matches("http://127\\.0\\.0\\.1:\\d+/");
+        assertThat(shell("curl -sS " + page)).as("the printed status page").contains("<html").contains("status.json");
         assertThat(shell(mariadb)).contains("storage.persist.mode\tAUTO");
         int dumpPort = Integer.parseInt(mariadb.replaceAll(".* -P(\\d+) .*", "$1"));
         for (InetAddress other : nonLoopbackAddresses()) {
