@@ -422,6 +422,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     }
 
     private void query(ChannelHandlerContext ctx, String sql) {
+        LOG.debug("dump connection {} ({}): {}", connectionId, user, sql);
         Answer a = context.responder().answer(sql, session);
         if (a instanceof Answer.Deferred d) {
             int seq = nextSequenceId;
@@ -438,12 +439,22 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                     answering = false;
                     lastReadNanos = System.nanoTime();
                     nextSequenceId = seq;
+                    refused(sql, result);
                     answer(ctx, result);
                 });
             });
             return;
         }
+        refused(sql, a);
         answer(ctx, a);
+    }
+
+    /** A statement answered with an error is logged: what a client sent that the dump server does not serve. */
+    private void refused(String sql, Answer a) {
+        if (a instanceof Answer.Error err && LOG.isInfoEnabled()) {
+            LOG.info("dump connection {} ({}): error {} for '{}': {}", connectionId, user, err.packet().code(),
+                    sql.length() > 300 ? sql.substring(0, 300) + "..." : sql, err.packet().message());
+        }
     }
 
     private void answer(ChannelHandlerContext ctx, Answer a) {

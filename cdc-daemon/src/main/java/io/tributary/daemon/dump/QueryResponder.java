@@ -94,6 +94,10 @@ final class QueryResponder {
         if (SET_STATEMENT.matcher(s).lookingAt()) {
             return setStatement(s, session);
         }
+        Answer lockOrTransaction = LockAndTransactionStatements.answer(s);
+        if (lockOrTransaction != null) {
+            return lockOrTransaction;
+        }
         try {
             if (KILL.matcher(s).matches()) {
                 Matcher k = KILL.matcher(s);
@@ -314,6 +318,18 @@ final class QueryResponder {
                 yield b.toString();
             }
             case "GTID_SUBTRACT" -> gtidSubtract(eval(args.get(0), session, snap), eval(args.get(1), session, snap));
+            case "TIMEDIFF" -> {
+                if (args.size() != 2) {
+                    throw new UnsupportedStatement("TIMEDIFF() takes two arguments, got " + args.size());
+                }
+                yield TimeValues.timediff(eval(args.get(0), session, snap), eval(args.get(1), session, snap));
+            }
+            case "TIME_TO_SEC" -> {
+                if (args.size() != 1) {
+                    throw new UnsupportedStatement("TIME_TO_SEC() takes one argument, got " + args.size());
+                }
+                yield TimeValues.timeToSec(eval(args.get(0), session, snap));
+            }
             default -> throw new UnsupportedStatement("function " + name + "() is not served");
         };
     }
