@@ -15,8 +15,8 @@ import java.util.Properties;
 
 /**
  * The Debezium connectors' configuration as a user writes it for the embedded engine: the connection to the dump
- * port, a server id, a topic prefix, a file offset store and a file schema history, and {@code snapshot.mode}; every
- * other setting is the connector's default. Also the daemon as these tests start it.
+ * port, a server id, a topic prefix, a file offset store and a file schema history, and the snapshot settings a test gives;
+ * every other setting is the connector's default. Also the daemon as these tests start it.
  */
 final class DebeziumClients {
     static final String MAIN = "io.tributary.clients.debezium.DebeziumClient";
@@ -31,7 +31,7 @@ final class DebeziumClients {
 
     /** Writes the connector's properties to {@code dir/<name>.properties} and returns the file. */
     static Path config(Path dir, String name, String connectorClass, DaemonProcess daemon, long serverId,
-                       String snapshotMode, Map<String, String> more) throws IOException {
+                       Map<String, String> settings) throws IOException {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("name", name);
         c.put("connector.class", connectorClass);
@@ -41,12 +41,11 @@ final class DebeziumClients {
         c.put("database.password", DaemonProcess.DUMP_PASSWORD);
         c.put("database.server.id", Long.toString(serverId));
         c.put("topic.prefix", name);
-        c.put("snapshot.mode", snapshotMode);
         c.put("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
         c.put("offset.storage.file.filename", dir.resolve(name + "-offsets.dat").toString());
         c.put("schema.history.internal", "io.debezium.storage.file.history.FileSchemaHistory");
         c.put("schema.history.internal.file.filename", dir.resolve(name + "-schema-history.dat").toString());
-        c.putAll(more);
+        c.putAll(settings);
         Properties p = new Properties();
         p.putAll(c);
         Files.createDirectories(dir);

@@ -40,9 +40,13 @@ final class ShardWrites {
         return this;
     }
 
-    /** One batch: 2 x (8 inserts, a 4-row transaction, 2 updates, 1 delete) plus 3 XA transactions of 2 + 2 rows. */
-    void batch() throws SQLException {
+    /**
+     * One batch: 2 x (8 inserts, a 4-row transaction, 2 updates, 1 delete) plus 3 XA transactions of 2 + 2 rows;
+     * returns its changes.
+     */
+    List<String> batch() throws SQLException {
         int b = ++batches;
+        int before = changes.size();
         for (int shard = 0; shard < 2; shard++) {
             try (Connection c = shards.info(shard).openAdminConnection(); Statement st = c.createStatement()) {
                 String table = db + "_" + shard + ".orders";
@@ -93,6 +97,7 @@ final class ShardWrites {
                 xaTransactions.add(together);
             }
         }
+        return List.copyOf(changes.subList(before, changes.size()));
     }
 
     /** Row ids: unique per batch, shard and row. */
