@@ -578,6 +578,12 @@ final class QueryResponder {
             case "SHOW MASTER STATUS", "SHOW BINARY LOG STATUS" -> {
                 return masterStatus();
             }
+            case "SHOW BINLOG STATUS" -> { // MariaDB 10.5.2+'s name for it; MySQL has none such
+                if (variables.flavor().isMariaDb()) {
+                    return masterStatus();
+                }
+                return parseError("BINLOG STATUS");
+            }
             case "SHOW BINARY LOGS", "SHOW MASTER LOGS" -> {
                 return new Answer.Deferred(this::binaryLogs);
             }

@@ -127,6 +127,8 @@ class CdcClientStatementsTest {
             assertThat(rows(r, s, "SET STATEMENT max_statement_time=600 FOR SHOW GLOBAL VARIABLES LIKE 'GTID_BINLOG_POS'"))
                     .extracting(row -> row.get(0)).containsExactly("gtid_binlog_pos");
             assertThat(rows(r, s, "SHOW MASTER STATUS").get(0)).hasSize(4);
+            assertThat(rows(r, s, "SHOW BINLOG STATUS")).as("MariaDB's other name for it")
+                    .isEqualTo(rows(r, s, "SHOW MASTER STATUS"));
         }
     }
 }
