@@ -1,6 +1,7 @@
 package io.tributary.core.transaction;
 
 import io.tributary.core.position.ShardCheckpoint;
+import io.tributary.core.schema.SchemaChange;
 import java.util.Iterator;
 import java.util.List;
 
@@ -49,6 +50,14 @@ public interface GlobalTransaction {
      * change since the previous transaction (the stored one stays).
      */
     default DdlHistory ddlHistory() {
+        return null;
+    }
+
+    /**
+     * What this transaction's DDL did to the logical schema, stored in the schema history with its GTID sequence
+     * before the checkpoint that covers it; null when it changed nothing (every ROWS transaction).
+     */
+    default SchemaChange schemaChange() {
         return null;
     }
 

@@ -230,6 +230,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private void handshakeResponse(ChannelHandlerContext ctx, HandshakeResponse41 r) {
         user = r.user();
         session = new DumpSession(connectionId, user, context.config().flavor(), false);
+        session.database = r.database() == null || r.database().isEmpty() ? null : r.database();
         String clientPlugin = r.authPluginName() == null || r.authPluginName().isEmpty() ? Authenticator.NATIVE
                 : r.authPluginName();
         if (!clientPlugin.equals(Authenticator.NATIVE) && !clientPlugin.equals(Authenticator.CACHING_SHA2)) {

@@ -23,6 +23,8 @@ final class DumpSession {
     private final Map<String, String> userVariables = new HashMap<>();
     private final Map<String, String> sessionVariables = new HashMap<>();
     long registeredServerId;
+    /** The current database ({@code USE db}, or the handshake's), for statements about the schema; null for none. */
+    String database;
     /** Whether the account may {@code SET GLOBAL} the live settings; set once authenticated. */
     boolean admin;
 

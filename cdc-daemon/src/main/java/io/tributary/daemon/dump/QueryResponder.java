@@ -70,6 +70,7 @@ final class QueryResponder {
     private final ServerVariables variables;
     private final Supplier<GlobalBinlogWriter> writer;
     private final LiveVariables live;
+    private final SchemaStatements schemaStatements;
 
     QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer) {
         this(variables, writer, LiveVariables.NONE);
@@ -79,6 +80,7 @@ final class QueryResponder {
         this.variables = variables;
         this.writer = writer;
         this.live = live;
+        this.schemaStatements = new SchemaStatements(writer);
     }
 
     Answer answer(String sql, DumpSession session) {
@@ -99,6 +101,10 @@ final class QueryResponder {
             return lockOrTransaction;
         }
         try {
+            Answer aboutSchema = schemaStatements.answer(s, session);
+            if (aboutSchema != null) {
+                return aboutSchema;
+            }
             if (KILL.matcher(s).matches()) {
                 Matcher k = KILL.matcher(s);
                 k.matches();

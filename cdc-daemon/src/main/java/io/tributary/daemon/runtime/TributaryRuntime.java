@@ -10,6 +10,8 @@ import io.tributary.daemon.config.ShardJdbc;
 import io.tributary.daemon.config.TributaryConfig;
 import io.tributary.daemon.dump.DumpServer;
 import io.tributary.daemon.dump.LiveVariables;
+import io.tributary.core.schema.SchemaDdl;
+import io.tributary.daemon.schema.ShardSchemaReader;
 import io.tributary.storage.binlog.BinlogRecovery;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.binlog.RecoveredBinlog;
@@ -33,7 +35,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Start.</b> {@link BinlogRecovery} runs before anything else is opened: a torn tail is truncated
  * and each shard's checkpoint found. A shard with a checkpoint resumes from it; a shard without one starts
- * where {@code cdc.shards[i].start} says (resolved on the shard over JDBC).
+ * where {@code cdc.shards[i].start} says (resolved on the shard over JDBC). At the first start (no schema
+ * history yet) the logical schema is built from the shards' {@code SHOW CREATE TABLE} ({@link ShardSchemaReader})
+ * and stored before the merger starts.
  *
  * <p><b>Stop</b> ({@link #close}), the graceful shutdown: the readers stop and what they handed on drains
  * into the writer; the heartbeats stop; the writer makes what it wrote durable and stores its checkpoint;
@@ -108,6 +112,12 @@ public final class TributaryRuntime implements AutoCloseable {
                 step = "find where shard " + s.name() + " starts";
                 readers.add(readerConfig(s, checkpoints.containsKey(s.name()), budget.readerReadAhead()));
             }
+            ShardSchemaReader shardSchemas = new ShardSchemaReader(config.shards(), config.naming(),
+                    new SchemaDdl(config.binlog().flavor()));
+            if (!writer.schemaHistory().seeded()) {
+                step = "build the logical schema from the shards (SHOW CREATE TABLE)";
+                writer.seedSchema(shardSchemas.read().schema());
+            }
             step = "start the dump server on port " + config.dump().port();
             GlobalBinlogWriter w = writer;
             dump = new DumpServer(config.dump(), () -> w, liveVariables).start();
@@ -115,6 +125,7 @@ public final class TributaryRuntime implements AutoCloseable {
             pipeline = new GlobalBinlogPipeline(readers, checkpoints, writer, buffer, config.naming(), config.xaMaxWait(),
                     RING_SIZE, budget.mergeRing());
             pipeline.delayListener(delays);
+            pipeline.tableDefinitions(shardSchemas);
             pipeline.start();
             log.info("Tributary started: {} shards -> global binlog {} ({}), dump server on port {} (version {})",
                     config.shards().size(), config.binlog().dir(), config.binlog().flavor(), dump.port(),

@@ -18,6 +18,8 @@ public final class BinlogFiles {
     public static final String INDEX_FILE = "binlog.index";
     public static final String CHECKPOINT_FILE = "binlog.checkpoint";
     public static final String SERVER_UUID_FILE = "auto.cnf";
+    /** The logical schema's history ({@link io.tributary.storage.schema.SchemaHistory}). */
+    public static final String SCHEMA_HISTORY_FILE = "schema.history";
     public static final String TEMP_SUFFIX = ".tmp";
     /** The first event of every file starts here, after the 4-byte magic. */
     public static final long FIRST_EVENT = 4;

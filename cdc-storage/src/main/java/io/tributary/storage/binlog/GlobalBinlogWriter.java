@@ -13,6 +13,8 @@ import io.tributary.core.transaction.GlobalEvent;
 import io.tributary.core.transaction.GlobalTransaction;
 import io.tributary.storage.checkpoint.BinlogCheckpoint;
 import io.tributary.storage.checkpoint.CheckpointFile;
+import io.tributary.storage.schema.SchemaHistory;
+import io.tributary.core.schema.LogicalSchema;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -120,6 +122,7 @@ public final class GlobalBinlogWriter implements Closeable {
     private final BinlogSyncer syncer;
     private final Thread syncerThread;
     private final BinlogPurger purger;
+    private SchemaHistory schemaHistory;
     /** Direct: a heap buffer would be copied into a direct one on every channel write. */
     private final ByteBuf buf = Unpooled.directBuffer(FLUSH_BYTES + (64 << 10));
     private final byte[] gtidCopy = new byte[MYSQL_GTID_EVENT_SIZE];
@@ -214,6 +217,10 @@ public final class GlobalBinlogWriter implements Closeable {
             w = new GlobalBinlogWriter(config, clock, uuid, index, seg, cp, recovered.lastEventTimestamp());
             log.info("appending to {} at {} after GTID sequence {}", cp.file(), cp.position(), cp.lastSequence());
         }
+        long durable = recovered.isFresh() ? 0 : recovered.checkpoint().orElseThrow().lastSequence();
+        w.schemaHistory = SchemaHistory.open(dir.resolve(BinlogFiles.SCHEMA_HISTORY_FILE), config.flavor(), durable,
+                recovered.isFresh(), fsync);
+        w.schemaHistory.actions().forEach(a -> log.info("recovery: {}", a));
         w.syncerThread.start();
         return w;
     }
@@ -257,6 +264,29 @@ public final class GlobalBinlogWriter implements Closeable {
         return written.ddl();
     }
 
+    /** The logical schema's history: every version from the last durable checkpoint on. */
+    public SchemaHistory schemaHistory() {
+        return schemaHistory;
+    }
+
+    /**
+     * The logical schema as of the durable end: what subscribers may be told (a DDL written but not yet durable
+     * could still be taken back by a crash).
+     */
+    public LogicalSchema durableSchema() {
+        return schemaHistory.at(tracker.current().lastSequence());
+    }
+
+    /**
+     * Stores the schema the daemon built from the shards, as of the last transaction written: done once, at the first
+     * start, before the merger runs.
+     */
+    public synchronized void seedSchema(LogicalSchema schema) throws IOException {
+        ensureOpen();
+        flushHeld();
+        schemaHistory.snapshot(lastSequence, segment.name(), segment.size(), schema);
+    }
+
     /** The written end (not necessarily durable yet): where the file ends, held transactions not counted. */
     public synchronized BinlogPosition writtenPosition() {
         return new BinlogPosition(segment.name(), segment.size());
@@ -287,6 +317,10 @@ public final class GlobalBinlogWriter implements Closeable {
         long endTimestamp;
         try {
             endTimestamp = writeTransaction(txn, sequence, bufStart);
+            if (txn.schemaChange() != null) {
+                // before the checkpoint covering this transaction: recovery cuts the history back to the checkpoint
+                schemaHistory.append(sequence, segment.name(), position(), txn.schemaChange());
+            }
         } catch (RuntimeException | IOException e) {
             if (segment.size() != fileBefore) {
                 // a flush mid-transaction wrote the held transactions (already passed on) and part of this one

@@ -138,7 +138,8 @@ public final class MergeStage implements AutoCloseable {
         this.lastHeartbeat = new long[this.start.size()];
         this.settled = new AtomicLongArray(this.start.size());
         this.sorter = new GlobalSorter<>(this.start, xaMaxWait);
-        this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()), writer.ddlHistory());
+        this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()), writer.ddlHistory(),
+                writer.schemaHistory().latest(), new io.tributary.core.schema.SchemaDdl(writer.flavor()));
         writer.durability().addListener(onDurable);
         this.appends = appendRing == 0 ? null
                 : new HandOff<>("global-binlog-append", appendRing, ProducerType.SINGLE,
@@ -239,6 +240,10 @@ public final class MergeStage implements AutoCloseable {
     }
 
     /** Where durable shard transactions are reported (one listener; the daemon's delay metric). */
+    public void tableDefinitions(io.tributary.core.schema.TableDefinitionSource source) {
+        merger.tableDefinitions(source);
+    }
+
     public void delayListener(DelayListener listener) {
         this.delayListener = Objects.requireNonNull(listener, "listener");
     }

@@ -4,6 +4,13 @@ import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.QueryEvent;
 import io.tributary.core.naming.DdlDeduplicator;
+import io.tributary.core.naming.DdlRewriter;
+import io.tributary.core.naming.LogicalTable;
+import io.tributary.core.schema.LogicalSchema;
+import io.tributary.core.schema.SchemaChange;
+import io.tributary.core.schema.SchemaDdl;
+import io.tributary.core.schema.TableDefinitionSource;
+import io.tributary.core.schema.TableName;
 import io.tributary.core.naming.GlobalTableRegistry;
 import io.tributary.core.naming.LayoutConflict;
 import io.tributary.core.naming.LogicalNames;
@@ -22,7 +29,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns what the sorter emits into the {@link GlobalTransaction}s the global binlog writer appends.
@@ -39,6 +49,11 @@ import java.util.function.Consumer;
  * its checkpoints are carried by the next transaction written, so a restart never reads it again (a later
  * checkpoint of the same shard replaces an earlier one).
  *
+ * <p>Each DDL statement written is applied to the logical schema ({@link SchemaDdl}); what it changed travels
+ * with its transaction ({@link GlobalTransaction#schemaChange()}) to the writer's schema history. A statement that
+ * cannot be applied is logged with the statement and where it came from; the tables it names are then read again
+ * from the shard that wrote it ({@link TableDefinitionSource}) where possible, else they keep their definition.
+ *
  * <p>Events are read from the buffers lazily, while the writer iterates, so a spilled transaction streams
  * from the spill store. Buffers are released by the caller once the transaction is durable
  * ({@link MergedTransaction#buffers()}).
@@ -47,6 +62,8 @@ import java.util.function.Consumer;
  */
 public final class TransactionMerger {
 
+    private static final Logger log = LoggerFactory.getLogger(TransactionMerger.class);
+
     private final List<String> shards;
     private final GlobalTableRegistry registry;
     private final DdlDeduplicator ddl;
@@ -54,6 +71,10 @@ public final class TransactionMerger {
     private final List<BufferedTransaction> carriedBuffers = new ArrayList<>();
     /** {@link DdlDeduplicator#version()} as of the last history handed to a transaction. */
     private long ddlVersionStored;
+    private final LogicalNames names;
+    private final SchemaDdl schemaDdl;
+    private LogicalSchema schema;
+    private TableDefinitionSource tableDefinitions = TableDefinitionSource.NONE;
 
     /**
      * @param shards    shard names, in index order
@@ -72,6 +93,23 @@ public final class TransactionMerger {
      */
     public TransactionMerger(List<String> shards, LogicalNames names, Consumer<LayoutConflict> conflicts,
             DdlHistory ddlHistory) {
+        this(shards, names, conflicts, ddlHistory, LogicalSchema.empty("utf8mb4", "utf8mb4_general_ci"),
+                new SchemaDdl(io.tributary.core.event.BinlogFlavor.MARIADB));
+    }
+
+    /**
+     * @param shards     shard names, in index order
+     * @param names      the naming rules
+     * @param conflicts  told of each logical table whose physical tables differ in columns
+     * @param ddlHistory the DDL deduplication's memory stored with the checkpoints this merger starts from
+     * @param schema     the logical schema as of those checkpoints
+     * @param schemaDdl  applies DDL to it (in the output's flavor)
+     */
+    public TransactionMerger(List<String> shards, LogicalNames names, Consumer<LayoutConflict> conflicts,
+            DdlHistory ddlHistory, LogicalSchema schema, SchemaDdl schemaDdl) {
+        this.names = names;
+        this.schema = java.util.Objects.requireNonNull(schema, "schema");
+        this.schemaDdl = java.util.Objects.requireNonNull(schemaDdl, "schemaDdl");
         this.shards = List.copyOf(shards);
         this.registry = new GlobalTableRegistry(names, conflicts);
         this.ddl = new DdlDeduplicator(names, new LinkedHashSet<>(shards), ddlHistory, DdlDeduplicator.DEFAULT_CAPACITY);
@@ -127,17 +165,74 @@ public final class TransactionMerger {
                 carriedBuffers.addAll(buffers);
                 return Optional.empty();
             }
-            return Optional.of(take(GlobalTransaction.Kind.DDL, commitTime, List.of(), out.get(), buffers, provenance));
+            SchemaChange change = applySchema(out.get(), shards.get(unit.shard()), q.database(), q.sql(), provenance);
+            return Optional.of(take(GlobalTransaction.Kind.DDL, commitTime, List.of(), out.get(), buffers, provenance,
+                    change));
         }
         if (events == 0) {
             carriedBuffers.addAll(buffers);
             return Optional.empty();
         }
-        return Optional.of(take(GlobalTransaction.Kind.ROWS, commitTime, parts, null, buffers, provenance));
+        return Optional.of(take(GlobalTransaction.Kind.ROWS, commitTime, parts, null, buffers, provenance, null));
+    }
+
+    /** Where tables are read again when a DDL statement cannot be applied (default: nowhere). */
+    public void tableDefinitions(TableDefinitionSource source) {
+        this.tableDefinitions = java.util.Objects.requireNonNull(source, "source");
+    }
+
+    /** The logical schema after the last DDL merged (written, not necessarily durable). */
+    public LogicalSchema schema() {
+        return schema;
+    }
+
+    /** Applies a DDL statement written to the logical schema; what it changed, or null. */
+    private SchemaChange applySchema(GlobalEvent.Query query, String shard, String physicalDb, String physicalSql,
+            Provenance provenance) {
+        String db = query.database() == null ? "" : query.database();
+        SchemaDdl.Outcome o = schemaDdl.apply(schema, db, query.sql());
+        if (o instanceof SchemaDdl.Applied a) {
+            if (a.schema() == schema) {
+                return null;
+            }
+            schema = a.schema();
+            return new SchemaChange(db, query.sql(), schema, a.tables(), a.databases());
+        }
+        if (o instanceof SchemaDdl.Ignored) {
+            return null;
+        }
+        SchemaDdl.Failed f = (SchemaDdl.Failed) o;
+        Set<TableName> tables = new java.util.LinkedHashSet<>(f.tables());
+        if (tables.isEmpty()) {
+            for (LogicalTable t : new DdlRewriter(names).rewrite(physicalDb, physicalSql).tables()) {
+                tables.add(new TableName(t.database(), t.table()));
+            }
+        }
+        LogicalSchema reread = schema;
+        List<String> done = new ArrayList<>();
+        for (TableName t : tables) {
+            try {
+                Optional<String> text = tableDefinitions.showCreateTable(shard, t);
+                if (text.isPresent()) {
+                    reread = reread.withTable(schemaDdl.parseCreateTable(reread, t.database(), text.get()).withName(t));
+                    done.add(t.toString());
+                }
+            } catch (Exception e) {
+                log.warn("logical schema: cannot read {} again from shard {}: {}", t, shard, e.toString());
+            }
+        }
+        log.warn("logical schema: cannot apply the DDL statement written for {} ({}): {} [statement: {}]; {}", provenance,
+                shard, f.reason(), query.sql(), done.isEmpty() ? "the tables it names keep their definitions"
+                        : "read " + String.join(", ", done) + " again from shard " + shard + " (its definition now)");
+        if (done.isEmpty()) {
+            return null;
+        }
+        schema = reread;
+        return new SchemaChange(db, query.sql(), schema, tables, Set.of());
     }
 
     private MergedTransaction take(GlobalTransaction.Kind kind, long commitTime, List<ShardUnit<BufferedTransaction>> parts,
-            GlobalEvent.Query query, List<BufferedTransaction> buffers, Provenance provenance) {
+            GlobalEvent.Query query, List<BufferedTransaction> buffers, Provenance provenance, SchemaChange change) {
         List<ShardCheckpoint> checkpoints = List.copyOf(carried.values());
         carried.clear();
         List<BufferedTransaction> all = new ArrayList<>(carriedBuffers);
@@ -148,7 +243,7 @@ public final class TransactionMerger {
             history = ddl.history();
             ddlVersionStored = ddl.version();
         }
-        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, history, all, provenance);
+        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, history, all, provenance, change);
     }
 
     /** Buffers of emissions that wrote nothing, not yet carried by a written transaction (to free on close). */
@@ -197,11 +292,13 @@ public final class TransactionMerger {
         private final DdlHistory ddlHistory;
         private final List<BufferedTransaction> buffers;
         private final Provenance provenance;
+        private final SchemaChange schemaChange;
         private boolean read;
 
         private MergedTransaction(Kind kind, long commitTime, List<ShardUnit<BufferedTransaction>> parts,
                 GlobalEvent.Query query, List<ShardCheckpoint> checkpoints, DdlHistory ddlHistory,
-                List<BufferedTransaction> buffers, Provenance provenance) {
+                List<BufferedTransaction> buffers, Provenance provenance, SchemaChange schemaChange) {
+            this.schemaChange = schemaChange;
             this.kind = kind;
             this.commitTime = commitTime;
             this.parts = parts;
@@ -247,6 +344,11 @@ public final class TransactionMerger {
         @Override
         public String provenance() {
             return provenance.toString();
+        }
+
+        @Override
+        public SchemaChange schemaChange() {
+            return schemaChange;
         }
 
         /** The buffers to release once this transaction is durable (including those of skipped emissions). */

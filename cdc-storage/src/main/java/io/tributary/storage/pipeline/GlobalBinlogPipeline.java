@@ -276,6 +276,11 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         return stage.settledMillis(shard);
     }
 
+    /** Where a table is read again when a DDL cannot be applied to the logical schema; set before {@link #start}. */
+    public void tableDefinitions(io.tributary.core.schema.TableDefinitionSource source) {
+        stage.tableDefinitions(source);
+    }
+
     /** See {@link MergeStage#delayListener}; set before {@link #start}. */
     public void delayListener(MergeStage.DelayListener listener) {
         stage.delayListener(listener);
