@@ -2,7 +2,6 @@ package io.tributary.test.clients;
 
 import io.tributary.test.junit.WithShards;
 import io.tributary.test.shard.ShardCluster;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -11,9 +10,9 @@ import java.util.Map;
 
 /**
  * Issue 16: Debezium's MariaDB connector 3.5.0 (embedded engine; MariaDB Connector/J; the newest published),
- * unmodified, streams from the dump
- * port of a daemon serving the MariaDB flavor over two live MariaDB shards ({@link DebeziumScenario}: rows once under
- * logical names, each XA one transaction, resumed after a client restart and after the daemon's {@code kill -9}).
+ * unmodified, streams from the dump port of a daemon serving the MariaDB flavor over two live MariaDB shards
+ * ({@link DebeziumScenario}: rows once under logical names, each XA one transaction, resumed after a client restart
+ * and after the daemon's {@code kill -9}).
  */
 @WithShards(count = 2)
 class DebeziumMariaDbIT {
@@ -37,8 +36,6 @@ class DebeziumMariaDbIT {
 
     /** {@code snapshot.mode=no_data}: the schema snapshot reads the logical schema from the dump port. */
     @Test
-    @Disabled("issue 16, logical schema (branch r-schema): the schema snapshot's SHOW DATABASES is not served yet,"
-            + " then SHOW FULL TABLES IN db and SHOW CREATE TABLE")
     void noDataModeStreamsEveryRowOnceAcrossAClientRestartAndADaemonKill9(ShardCluster shards) throws Exception {
         DebeziumScenario.run(shards, dir, "mariadb", "debezium-mariadb", CONNECTOR, "dbzman", 5404,
                 Map.of("snapshot.mode", "no_data"));

@@ -2,7 +2,6 @@ package io.tributary.test.clients;
 
 import io.tributary.test.junit.WithShards;
 import io.tributary.test.shard.ShardCluster;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,8 +35,6 @@ class DebeziumMySqlIT {
 
     /** {@code snapshot.mode=no_data}: the schema snapshot reads the logical schema from the dump port. */
     @Test
-    @Disabled("issue 16, logical schema (branch r-schema): the schema snapshot's SHOW DATABASES is not served yet,"
-            + " then SHOW FULL TABLES IN db and SHOW CREATE TABLE")
     void noDataModeStreamsEveryRowOnceAcrossAClientRestartAndADaemonKill9(ShardCluster shards) throws Exception {
         DebeziumScenario.run(shards, dir, "mysql", "debezium-mysql", CONNECTOR, "dbzmyn", 5403,
                 Map.of("snapshot.mode", "no_data"));

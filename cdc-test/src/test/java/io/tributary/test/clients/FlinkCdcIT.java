@@ -3,7 +3,6 @@ package io.tributary.test.clients;
 import io.tributary.test.daemon.DaemonProcess;
 import io.tributary.test.junit.WithShards;
 import io.tributary.test.shard.ShardCluster;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,8 +25,6 @@ class FlinkCdcIT {
     Path dir;
 
     @Test
-    @Disabled("issue 16, logical schema (branch r-schema): the source discovers its tables with SHOW DATABASES, not"
-            + " served yet (then SHOW FULL TABLES IN db and SHOW CREATE TABLE); its connection checks before it pass")
     void latestOffsetDeliversEveryRowOnceUnderLogicalNamesWithEachXaOneTransaction(ShardCluster shards) throws Exception {
         ShardWrites writes = new ShardWrites(shards, "flk").createTables();
         Predicate<ChangeRow> ours = r -> r.database().equals("flk") || r.database().startsWith("flk_");
