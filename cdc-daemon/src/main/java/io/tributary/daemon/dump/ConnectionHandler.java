@@ -344,13 +344,13 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 state = State.CLOSED;
                 ctx.close();
             }
-            case MySqlProtocol.COM_PING -> reply(ctx, OkPacket.EMPTY);
-            case COM_INIT_DB -> reply(ctx, OkPacket.EMPTY);
+            case MySqlProtocol.COM_PING -> reply(ctx, ok());
+            case COM_INIT_DB -> reply(ctx, ok());
             case MySqlProtocol.COM_QUERY -> query(ctx, ComQuery.decode(in).sql());
             case MySqlProtocol.COM_REGISTER_SLAVE -> {
                 ComRegisterSlave r = ComRegisterSlave.decode(in);
                 session.registeredServerId = r.serverId();
-                reply(ctx, OkPacket.EMPTY);
+                reply(ctx, ok());
             }
             case MySqlProtocol.COM_BINLOG_DUMP -> {
                 ComBinlogDump d = ComBinlogDump.decode(in);
@@ -462,12 +462,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         if (a instanceof Answer.Error err) {
             reply(ctx, err.packet());
         } else if (a instanceof Answer.Rows rows) {
-            for (MySqlMessage m : rows.resultSet().messages(false, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT)) {
+            for (MySqlMessage m : rows.resultSet().messages(false, session.statusFlags())) {
                 send(ctx, m);
             }
             ctx.flush();
         } else if (a instanceof Answer.Ok) {
-            reply(ctx, OkPacket.EMPTY);
+            reply(ctx, ok());
         } else if (a instanceof Answer.Kill k) {
             kill(ctx, k);
         } else {
@@ -493,7 +493,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         boolean self = target.id() == connectionId;
         if (k.queryOnly() && (self || !context.connections().isDumping(target.channel()))) {
-            reply(ctx, OkPacket.EMPTY);
+            reply(ctx, ok());
             return;
         }
         LOG.info("dump connection {} ({}@{}): killed by connection {} ({})", target.id(), target.user(),
@@ -504,7 +504,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             return;
         }
         target.channel().close();
-        reply(ctx, OkPacket.EMPTY);
+        reply(ctx, ok());
+    }
+
+    /** OK with the session's status flags (autocommit off after {@code SET autocommit=0}: MariaDB Connector/J reads it there). */
+    private OkPacket ok() {
+        return new OkPacket(0, 0, session.statusFlags(), 0, "");
     }
 
     private void reply(ChannelHandlerContext ctx, MySqlMessage m) {

@@ -61,6 +61,7 @@ final class DebeziumScenario {
                         .isEmpty();
                 Delivery.assertDelivered(client.rows().stream().filter(ours).toList(), after, writes);
             }
+            Delivery.assertNothingRefused(daemon);
         }
     }
 }

@@ -1,5 +1,12 @@
 package io.tributary.test.clients;
 
+import io.tributary.test.daemon.DaemonProcess;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,5 +48,23 @@ final class Delivery {
             checked++;
         }
         assertThat(checked).as("XA transactions among the rows").isPositive();
+    }
+
+    /**
+     * No statement the client sent was answered with an error: the dump server logs each such answer at INFO
+     * ({@code dump connection N (user): error CODE for '...'}), in every run of the daemon.
+     */
+    static void assertNothingRefused(DaemonProcess daemon) throws IOException {
+        List<String> refused = new ArrayList<>();
+        try (var logs = Files.list(daemon.directory())) {
+            for (Path log : logs.filter(p -> p.getFileName().toString().matches("daemon-\\d+\\.log")).sorted().toList()) {
+                for (String line : Files.readAllLines(log, StandardCharsets.ISO_8859_1)) {
+                    if (line.contains("ConnectionHandler") && line.matches(".*\\): error \\d+ for '.*")) {
+                        refused.add(line);
+                    }
+                }
+            }
+        }
+        assertThat(refused).as("statements of the client the dump port answered with an error").isEmpty();
     }
 }

@@ -40,6 +40,7 @@ class FlinkCdcIT {
                 assertThat(client.rowsAfterQuiet(ours, got.size(), Duration.ofSeconds(3))).as("nothing more").isEmpty();
                 Delivery.assertDelivered(client.rows().stream().filter(ours).toList(), writes.changes(), writes);
             }
+            Delivery.assertNothingRefused(daemon);
         }
     }
 }
