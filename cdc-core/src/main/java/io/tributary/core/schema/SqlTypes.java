@@ -1,6 +1,7 @@
 package io.tributary.core.schema;
 
 import io.tributary.core.event.BinlogFlavor;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -68,6 +69,37 @@ public final class SqlTypes {
     /** Text and blob types: MySQL prints no {@code DEFAULT NULL} for them. */
     public static boolean isBlobLike(String type) {
         return BLOB_LIKE.contains(type);
+    }
+
+    /** The most bytes one character of the character set takes. */
+    public static int maxBytesPerChar(String charset) {
+        return switch (charset(charset)) {
+            case "utf8mb4", "utf16", "utf16le", "utf32" -> 4;
+            case "utf8mb3", "ujis", "eucjpms" -> 3;
+            case "ucs2", "gbk", "big5", "sjis", "euckr", "gb2312", "cp932" -> 2;
+            default -> 1;
+        };
+    }
+
+    /**
+     * The text type {@code CONVERT TO CHARACTER SET} gives a text column, so it holds as many characters as before:
+     * {@code text} in latin1 becomes {@code mediumtext} in utf8mb4.
+     */
+    public static String textTypeFor(String type, String fromCharset, String toCharset) {
+        List<String> order = List.of("tinytext", "text", "mediumtext", "longtext");
+        long[] capacity = {255L, 65535L, 16777215L, 4294967295L};
+        int i = order.indexOf(type);
+        if (i < 0) {
+            return type;
+        }
+        long chars = capacity[i] / maxBytesPerChar(fromCharset);
+        long needed = chars * maxBytesPerChar(toCharset);
+        for (int k = i; k < order.size(); k++) {
+            if (capacity[k] >= needed) {
+                return order.get(k);
+            }
+        }
+        return "longtext";
     }
 
     /** MariaDB's display width of an integer type. */

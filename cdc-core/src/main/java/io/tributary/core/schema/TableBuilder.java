@@ -197,7 +197,11 @@ final class TableBuilder {
         for (int i = 0; i < columns.size(); i++) {
             SchemaColumn c = columns.get(i);
             if (c.isCharacterType()) {
-                columns.set(i, c.withCharset(charset, collation));
+                String type = SqlTypes.textTypeFor(c.type(), c.charset(), charset);
+                SchemaColumn converted = c.withCharset(charset, collation);
+                columns.set(i, type.equals(c.type()) ? converted : new SchemaColumn(c.name(), type, c.args(), c.unsigned(),
+                        c.zerofill(), charset, collation, c.nullable(), c.defaultValue(), c.autoIncrement(), c.onUpdate(),
+                        c.comment(), c.extra()));
             }
         }
     }

@@ -360,8 +360,7 @@ final class InformationSchema {
             c.add(str("INDEX_SCHEMA", "INDEX_SCHEMA", 192, true));
         }
         c.addAll(List.of(str(show ? "Key_name" : "INDEX_NAME", "INDEX_NAME", 192, true),
-                new SchemaResult.Col(show ? "Seq_in_index" : "SEQ_IN_INDEX", "SEQ_IN_INDEX", SchemaResult.LONG, 2,
-                        SchemaResult.NOT_NULL | SchemaResult.UNSIGNED | SchemaResult.NO_DEFAULT_VALUE | SchemaResult.NUM),
+                num(show ? "Seq_in_index" : "SEQ_IN_INDEX", "SEQ_IN_INDEX", 2, true, false),
                 str(show ? "Column_name" : "COLUMN_NAME", "COLUMN_NAME", 192, true),
                 str(show ? "Collation" : "COLLATION", "COLLATION", 3, false),
                 num(show ? "Cardinality" : "CARDINALITY", "CARDINALITY", 21, false, false),

@@ -48,6 +48,9 @@ class LayeringTest {
             FORBIDDEN.put(bottom, concat(making, List.of("io.tributary.core.transaction", "io.tributary.storage",
                     "io.tributary.daemon")));
         }
+        // the logical schema is a value moved by DDL text: it knows nothing of how the statements arrive or are stored
+        FORBIDDEN.put("io.tributary.core.schema", concat(making, List.of("io.tributary.core.transaction",
+                "io.tributary.core.packet", "io.tributary.storage", "io.tributary.daemon")));
         // the framer classifies events; it knows no connection, no order, no buffer
         FORBIDDEN.put("io.tributary.core.framing", concat(List.of("io.tributary.core.reader", "io.tributary.core.sorter",
                 "io.tributary.core.transaction"), List.of("io.tributary.storage", "io.tributary.daemon")));
@@ -66,7 +69,7 @@ class LayeringTest {
                 "io.tributary.daemon"));
         // the global binlog files and their tail: bytes and positions, not how they were made
         for (String serving : List.of("io.tributary.storage.binlog", "io.tributary.storage.tail",
-                "io.tributary.storage.checkpoint")) {
+                "io.tributary.storage.checkpoint", "io.tributary.storage.schema")) {
             FORBIDDEN.put(serving, concat(making, List.of("io.tributary.core.packet", "io.tributary.daemon")));
         }
         FORBIDDEN.put("io.tributary.daemon.dump", List.of("io.tributary.core.reader", "io.tributary.core.framing",
