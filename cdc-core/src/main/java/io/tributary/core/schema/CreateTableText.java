@@ -87,6 +87,14 @@ public final class CreateTableText {
 
     static String column(SchemaColumn c, SchemaTable t, BinlogFlavor flavor) {
         StringBuilder sb = new StringBuilder(quote(c.name())).append(' ').append(columnType(c, flavor));
+        if (c.extra() != null && c.extra().startsWith("GENERATED ALWAYS AS ")) {
+            // a generated column: its expression, and what the server prints after it
+            sb.append(' ').append(c.extra());
+            if (c.comment() != null) {
+                sb.append(" COMMENT ").append(literal(c.comment()));
+            }
+            return sb.toString();
+        }
         boolean json = c.type().equals("json");
         if (json && flavor.isMariaDb()) {
             if (!"utf8mb4".equals(t.charset()) || !"utf8mb4_bin".equals(t.collation())) {

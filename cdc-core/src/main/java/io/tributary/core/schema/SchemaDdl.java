@@ -16,7 +16,6 @@ import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.alter.Alter;
 import net.sf.jsqlparser.statement.alter.AlterExpression;
-import net.sf.jsqlparser.statement.alter.RenameTableStatement;
 import net.sf.jsqlparser.statement.create.index.CreateIndex;
 import net.sf.jsqlparser.statement.create.table.ColDataType;
 import net.sf.jsqlparser.statement.create.table.ColumnDefinition;
@@ -80,6 +79,15 @@ public final class SchemaDdl {
      * @param sql             the statement with logical names
      */
     public Outcome apply(LogicalSchema schema, String defaultDatabase, String sql) {
+        return apply(schema, defaultDatabase, sql, false);
+    }
+
+    /**
+     * @param serverText the statement is a server's {@code SHOW CREATE TABLE} text: a generated column's expression
+     *                   is in the server's spelling (in a DDL statement it may not be, so there it fails and the table
+     *                   is read again from its shard)
+     */
+    private Outcome apply(LogicalSchema schema, String defaultDatabase, String sql, boolean serverText) {
         String stripped = stripComments(sql);
         Matcher m = FIRST_WORDS.matcher(stripped);
         if (!m.find()) {
@@ -114,7 +122,8 @@ public final class SchemaDdl {
                 }
                 case "CREATE" -> {
                     if (object.equals("TABLE")) {
-                        return createTable(schema, defaultDatabase, (CreateTable) parse(nameUnnamedKeys(stripped)));
+                        return createTable(schema, defaultDatabase, (CreateTable) parse(nameUnnamedKeys(stripped)),
+                                serverText);
                     }
                     if (object.equals("INDEX")) {
                         return createIndex(schema, defaultDatabase, (CreateIndex) parse(stripped));
@@ -142,7 +151,7 @@ public final class SchemaDdl {
     /** Parses a {@code SHOW CREATE TABLE} text into a table of database {@code database}. */
     public SchemaTable parseCreateTable(LogicalSchema schema, String database, String createTable) {
         Outcome o = apply(schema.withoutTable(new TableName(database, tableNameOf(createTable, database).table())),
-                database, createTable);
+                database, createTable, true);
         if (o instanceof Applied a && a.tables().size() == 1) {
             return a.schema().table(a.tables().iterator().next()).orElseThrow();
         }
@@ -340,7 +349,7 @@ public final class SchemaDdl {
 
     // ---------------------------------------------------------------- CREATE TABLE / INDEX
 
-    private Outcome createTable(LogicalSchema schema, String db, CreateTable ct) {
+    private Outcome createTable(LogicalSchema schema, String db, CreateTable ct, boolean serverText) {
         TableName name = name(ct.getTable(), db);
         boolean exists = schema.table(name).isPresent();
         if (exists && ct.isIfNotExists()) {
@@ -362,7 +371,7 @@ public final class SchemaDdl {
         TableBuilder b = new TableBuilder(name, database.charset(), database.collation());
         tableOptions(b, ct.getTableOptionsStrings());
         for (ColumnDefinition cd : ct.getColumnDefinitions()) {
-            ParsedColumn pc = column(cd.getColumnName(), cd.getColDataType(), cd.getColumnSpecs(), b);
+            ParsedColumn pc = column(cd.getColumnName(), cd.getColDataType(), cd.getColumnSpecs(), b, serverText);
             b.addColumn(pc.column(), null, false);
             pc.addIndexes(b);
         }
@@ -506,7 +515,10 @@ public final class SchemaDdl {
                 case ADD -> {
                     if (e.getColDataTypeList() != null) {
                         for (AlterExpression.ColumnDataType c : e.getColDataTypeList()) {
-                            ParsedColumn pc = column(c.getColumnName(), c.getColDataType(), c.getColumnSpecs(), b);
+                            ParsedColumn pc = column(c.getColumnName(), c.getColDataType(), c.getColumnSpecs(), b, false);
+                            if (b.indexOfColumn(pc.column().name()) >= 0 && e.isUseIfNotExists()) {
+                                continue; // ADD COLUMN IF NOT EXISTS of a column there: a note on a server, no change
+                            }
                             if (b.indexOfColumn(pc.column().name()) >= 0) {
                                 throw new IllegalArgumentException("Duplicate column name '" + pc.column().name() + "'");
                             }
@@ -551,7 +563,7 @@ public final class SchemaDdl {
                     for (AlterExpression.ColumnDataType c : e.getColDataTypeList()) {
                         String old = e.getOperation() == net.sf.jsqlparser.statement.alter.AlterOperation.CHANGE
                                 && e.getColumnOldName() != null ? unquote(e.getColumnOldName()) : unquote(c.getColumnName());
-                        ParsedColumn pc = column(c.getColumnName(), c.getColDataType(), c.getColumnSpecs(), b);
+                        ParsedColumn pc = column(c.getColumnName(), c.getColDataType(), c.getColumnSpecs(), b, false);
                         b.replaceColumn(old, pc.column(), pc.after(), pc.first());
                         pc.addIndexes(b);
                     }
@@ -653,7 +665,8 @@ public final class SchemaDdl {
     private record DefaultAt(ColumnDefault value, int next) {
     }
 
-    private ParsedColumn column(String rawName, ColDataType dt, List<String> specs, TableBuilder table) {
+    private ParsedColumn column(String rawName, ColDataType dt, List<String> specs, TableBuilder table,
+            boolean serverText) {
         String name = unquote(rawName);
         String dataType = dt.getDataType();
         String type = dataType;
@@ -692,6 +705,7 @@ public final class SchemaDdl {
         boolean primary = false;
         boolean unique = false;
         List<String> extra = new ArrayList<>();
+        String generated = null;
         List<String> s = specs == null ? List.of() : specs;
         for (int i = 0; i < s.size(); i++) {
             String w = s.get(i).toUpperCase(Locale.ROOT);
@@ -747,6 +761,21 @@ public final class SchemaDdl {
                         i++;
                     }
                 }
+                case "GENERATED" -> {
+                    // GENERATED ALWAYS AS (expr) [VIRTUAL|STORED|PERSISTENT]: taken with the AS below
+                }
+                case "ALWAYS" -> {
+                }
+                case "AS" -> {
+                    if (!serverText) {
+                        throw new IllegalArgumentException("generated column " + name + ": the server's spelling of its"
+                                + " expression is not known from the statement");
+                    }
+                    String expr = i + 1 < s.size() ? s.get(++i) : "";
+                    String kind = i + 1 < s.size() && Set.of("VIRTUAL", "STORED", "PERSISTENT")
+                            .contains(s.get(i + 1).toUpperCase(Locale.ROOT)) ? s.get(++i).toUpperCase(Locale.ROOT) : "VIRTUAL";
+                    generated = "GENERATED ALWAYS AS " + expr + " " + kind;
+                }
                 case "AFTER" -> after = unquote(s.get(++i));
                 case "FIRST" -> first = true;
                 case "CHECK" -> {
@@ -790,6 +819,9 @@ public final class SchemaDdl {
         }
         if (def != null && def.kind() == ColumnDefault.Kind.NULL) {
             def = null; // DEFAULT NULL of a nullable column is the implicit default
+        }
+        if (generated != null) {
+            extra.add(0, generated);
         }
         SchemaColumn c = new SchemaColumn(name, type, args, unsigned, zerofill, charset, collation, nullable, def,
                 autoIncrement, onUpdate, comment, extra.isEmpty() ? null : String.join(" ", extra));

@@ -124,6 +124,25 @@ class SchemaDdlTest {
     }
 
     @Test
+    void shouldTakeGeneratedColumnsFromServerTextOnlyAndSkipAnAddColumnIfNotExistsOfAColumnThere() {
+        String text = """
+                CREATE TABLE `g` (
+                  `id` int(11) NOT NULL,
+                  `x` int(11) GENERATED ALWAYS AS (`id` + 1) VIRTUAL,
+                  `y` int(11) GENERATED ALWAYS AS (`id` * 2) STORED,
+                  PRIMARY KEY (`id`)
+                ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci""";
+        LogicalSchema s = LogicalSchema.empty("utf8mb4", "utf8mb4_general_ci");
+        SchemaTable g = ddl.parseCreateTable(s, "d", text);
+        assertThat(CreateTableText.render(g, BinlogFlavor.MARIADB)).isEqualTo(text);
+        s = s.withTable(g);
+        assertThat(ddl.apply(s, "d", "ALTER TABLE g ADD COLUMN z int AS (id + 2) VIRTUAL"))
+                .isInstanceOf(SchemaDdl.Failed.class);
+        SchemaDdl.Applied same = (SchemaDdl.Applied) ddl.apply(s, "d", "ALTER TABLE g ADD COLUMN IF NOT EXISTS x int");
+        assertThat(same.schema().table(g.name())).contains(g);
+    }
+
+    @Test
     void shouldPrintMySqlSpellingForTheMySqlFlavor() {
         SchemaDdl mysql = new SchemaDdl(BinlogFlavor.MYSQL);
         LogicalSchema s = LogicalSchema.empty("utf8mb4", "utf8mb4_0900_ai_ci");

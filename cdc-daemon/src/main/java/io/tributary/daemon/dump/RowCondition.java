@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import net.sf.jsqlparser.JSQLParserException;
+import net.sf.jsqlparser.expression.BinaryExpression;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.LongValue;
 import net.sf.jsqlparser.expression.NotExpression;
@@ -104,19 +105,29 @@ final class RowCondition {
             boolean m = SqlText.like(v.toLowerCase(Locale.ROOT), p.toLowerCase(Locale.ROOT));
             return l.isNot() != m;
         }
+        if (e instanceof InExpression in && (in.getRightExpression() instanceof AndExpression
+                || in.getRightExpression() instanceof OrExpression)) {
+            // JSqlParser 5.3 reads "a IN (x) OR b = 1" as "a IN ((x) OR b = 1)": give the IN its list back
+            BinaryExpression b = (BinaryExpression) in.getRightExpression();
+            InExpression inner = new InExpression(in.getLeftExpression(), b.getLeftExpression());
+            inner.setNot(in.isNot());
+            return truth(b instanceof AndExpression ? new AndExpression(inner, b.getRightExpression())
+                    : new OrExpression(inner, b.getRightExpression()), row);
+        }
         if (e instanceof InExpression in) {
             String v = value(in.getLeftExpression(), row);
             if (v == null) {
                 return null;
             }
             boolean found = false;
-            if (in.getRightExpression() instanceof ExpressionList<?> list) {
-                for (Expression x : list) {
-                    String c = value(x, row);
-                    found |= c != null && c.equalsIgnoreCase(v);
-                }
-            } else {
+            Expression right = in.getRightExpression();
+            if (right instanceof net.sf.jsqlparser.statement.select.Select) {
                 throw new Unsupported("IN with a subquery");
+            }
+            List<? extends Expression> items = right instanceof ExpressionList<?> list ? list : List.of(right);
+            for (Expression x : items) {
+                String c = value(x, row);
+                found |= c != null && c.equalsIgnoreCase(v);
             }
             return in.isNot() != found;
         }

@@ -224,13 +224,20 @@ final class SchemaStatements {
         SchemaResult filtered = all.filter(RowCondition.of(ps.getWhere()));
         List<Map<String, String>> maps = filtered.rowMaps();
         List<List<String>> rows = new ArrayList<>(filtered.rows());
+        Map<String, String> aliases = new java.util.HashMap<>();
+        for (SelectItem<?> item : ps.getSelectItems()) {
+            if (item.getAlias() != null && item.getExpression() instanceof Column c) {
+                aliases.put(id(item.getAlias().getName()).toLowerCase(java.util.Locale.ROOT), id(c.getColumnName()));
+            }
+        }
         if (ps.getOrderByElements() != null) {
             Comparator<Integer> order = null;
             for (OrderByElement o : ps.getOrderByElements()) {
                 if (!(o.getExpression() instanceof Column c)) {
                     return null;
                 }
-                String col = id(c.getColumnName());
+                String col = aliases.getOrDefault(id(c.getColumnName()).toLowerCase(java.util.Locale.ROOT),
+                        id(c.getColumnName()));
                 Comparator<Integer> next = Comparator.comparing(i -> valueOf(maps.get(i), col),
                         Comparator.nullsFirst(String.CASE_INSENSITIVE_ORDER));
                 if (!o.isAsc()) {

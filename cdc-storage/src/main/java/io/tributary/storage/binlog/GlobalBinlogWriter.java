@@ -274,7 +274,7 @@ public final class GlobalBinlogWriter implements Closeable {
      * could still be taken back by a crash).
      */
     public LogicalSchema durableSchema() {
-        return schemaHistory.at(tracker.current().lastSequence());
+        return schemaHistory.durableAt(tracker.current().lastSequence());
     }
 
     /**

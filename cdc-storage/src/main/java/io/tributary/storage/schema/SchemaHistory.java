@@ -45,8 +45,9 @@ import java.util.zip.CRC32;
  * durable: the shards deliver those statements again), and a torn last line. A purge of binlog files leaves the
  * history alone: the schema is never lost with the {@code CREATE TABLE} statements.
  *
- * <p>In memory: the schema after each entry (versions share their tables), the oldest dropped beyond
- * {@value #VERSIONS_KEPT} versions. Thread-safe: the writer appends, subscribers read.
+ * <p>In memory: the schema after each entry from the durable one on (versions share their tables; older ones are
+ * dropped once a newer one is durable, and beyond {@value #VERSIONS_KEPT} versions). Thread-safe: the writer
+ * appends, subscribers read.
  */
 public final class SchemaHistory {
 
@@ -158,6 +159,19 @@ public final class SchemaHistory {
     /** The schema after the last entry (the written end), or an empty one in the flavor's defaults. */
     public synchronized LogicalSchema latest() {
         return versions.isEmpty() ? emptySchema(flavor) : versions.lastEntry().getValue();
+    }
+
+    /**
+     * The schema as of the durable GTID sequence {@code sequence}; versions older than the one it returns are
+     * dropped from memory (the durable sequence only grows, and the file keeps them).
+     */
+    public synchronized LogicalSchema durableAt(long sequence) {
+        LogicalSchema s = at(sequence);
+        Long floor = versions.floorKey(sequence);
+        if (floor != null) {
+            versions.headMap(floor, false).clear();
+        }
+        return s;
     }
 
     /** The schema as of global transaction {@code sequence} (its latest entry at or before it). */

@@ -58,6 +58,9 @@ class SchemaHistoryTest {
                 .isEqualTo("a 'quoted' note");
         assertThat(h.at(1).tables().keySet()).contains(new TableName("shop", "b"));
         assertThat(h.at(0).database("other").orElseThrow().charset()).isEqualTo("latin1");
+        assertThat(h.durableAt(2).tables().keySet()).contains(new TableName("shop", "c"));
+        assertThat(h.at(0).tables().keySet()).as("versions before the durable one dropped from memory")
+                .contains(new TableName("shop", "c"));
     }
 
     @Test
