@@ -24,7 +24,7 @@ public class TributaryApplication {
             protocol to replicas and CDC tools.
 
             Usage: java -jar cdc-daemon-%s-exec.jar [--spring.config.location=FILE] [--KEY=VALUE ...]
-                   java -jar cdc-daemon-%s-exec.jar binlog DIR
+                   java -jar cdc-daemon-%s-exec.jar binlog DIR | --url http://127.0.0.1:9400
 
               --spring.config.location=FILE  the configuration (application.yml); deploy/application.yml is a
                                              commented sample, docs/configuration.md lists every key
@@ -35,9 +35,12 @@ public class TributaryApplication {
                                              file's size, GTID range, transactions and times, the transactions per
                                              logical table and the checkpoint's global and shard positions; exit
                                              code 2 when DIR is missing or unreadable
+              binlog --url URL               the same, asked of a running daemon's management port (URL such as
+                                             http://127.0.0.1:9400); exit code 2 naming the URL when it cannot
 
             Once started: the dump port (dump.port, default 3399) serves the global binlog; the management port
-            (server.port, default 127.0.0.1:9400) serves /actuator/health, /actuator/prometheus and /admin/config.
+            (server.port, default 127.0.0.1:9400) serves the status page (/), /status.json, /actuator/health,
+            /actuator/prometheus and /admin/config.
             Operating it (status line, metrics, live edits): docs/operating.md.
             """;
 

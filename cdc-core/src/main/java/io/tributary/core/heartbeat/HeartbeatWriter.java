@@ -37,16 +37,35 @@ import org.slf4j.LoggerFactory;
  * {@link GlobalSorter} reads it (its {@code cdc.xa.maxWait} is measured in heartbeat time), and it also
  * increases across restarts of the daemon.
  *
+ * <p><b>Several writers</b> (twins: two daemons on the same shards, both beating; docs/architecture.md,
+ * "Heartbeats from several writers"). The beats of all writers form ONE sequence, as if one writer made them:
+ * <ul>
+ * <li>a beat is made only while holding the user lock {@value #LOCK} ({@code GET_LOCK}, not waited for) on the
+ * FIRST shard in configuration order, the <em>lock shard</em>; a writer that finds it taken skips that beat (the
+ * other writer is beating), and one that cannot reach the lock shard writes no beat at all (without that shard
+ * the global order cannot advance anyway);</li>
+ * <li>under the lock, the value is taken above the lock shard's row ({@code max(previous + 1, now, row + 1)}) and
+ * written there first, then to the other shards, and the lock is released once every one of those writes is done
+ * (written or failed): a beat starts only after the previous one, whoever made it, is on every shard;</li>
+ * <li>a row is only ever moved up ({@code UPDATE ... WHERE heartbeat < value}): a write that lands late (it was
+ * held up past its beat) changes nothing and logs nothing, so each shard's binlog carries strictly increasing
+ * values and the sorter never sees a beat go back.</li>
+ * </ul>
+ * A writer that dies holding the lock loses it with its connection (the heartbeat connections set a short
+ * {@code wait_timeout}, so a writer whose machine vanished is dropped within {@link #idleTimeoutSeconds}).
+ *
  * <p>Start fails with a {@link HeartbeatSetupException} naming the shard, the account and the missing
  * privilege when a shard refuses (a shard without heartbeats would stall the global order). Later, a
- * shard that cannot be written is logged and retried at the next beat (reconnecting); the others keep
- * beating.
+ * shard that cannot be written (down: its write fails at once) is logged and retried at the next beat
+ * (reconnecting); the others keep beating (unless it is the lock shard).
  *
  * <p>Threading: beats run on one scheduler thread, {@code cdc-heartbeat}, which hands each shard's write to
- * that shard's own thread ({@code cdc-heartbeat-<shard>}): a beat takes as long as the slowest shard, and a
- * hanging shard holds back only its own heartbeats. {@link #beat()} may also be called directly (tests; it
- * waits for every write) but not concurrently with the scheduler. JDBC drivers come from the caller's
- * connection factories: this class knows only {@code java.sql}.
+ * that shard's own thread ({@code cdc-heartbeat-<shard>}; the lock shard's thread also takes and releases the
+ * lock): a beat takes as long as the lock shard plus the slowest other shard, and a slow or hanging shard holds
+ * back every shard's heartbeats until its write is done or times out (a beat is a cut: it starts once the previous
+ * one is on every shard; the global order cannot pass that shard anyway). {@link #beat()} may also be called
+ * directly (tests; it waits for every write) but not concurrently with the scheduler. JDBC drivers come from the
+ * caller's connection factories: this class knows only {@code java.sql}.
  */
 public final class HeartbeatWriter implements AutoCloseable {
 
@@ -54,6 +73,8 @@ public final class HeartbeatWriter implements AutoCloseable {
     public static final String TABLE = "__cdc_heartbeat__";
     public static final long DEFAULT_INTERVAL_MS = 100;
     public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(DEFAULT_INTERVAL_MS);
+    /** The user lock, on the lock shard, that orders the beats of all writers. */
+    public static final String LOCK = "__cdc_heartbeat__";
 
     private static final Logger LOG = LoggerFactory.getLogger(HeartbeatWriter.class);
     private static final String QUALIFIED = "`" + DATABASE + "`.`" + TABLE + "`";
@@ -104,6 +125,11 @@ public final class HeartbeatWriter implements AutoCloseable {
     private final long[] lastSkipWarnedMicros;
     /** Per shard: when the write in progress was started (scheduler thread only). */
     private final long[] writeStartedMicros;
+    /** The release of the lock after the last beat (on the lock shard's thread, once the beat's writes are done). */
+    private Future<?> release;
+    /** Since when (writer clock, µs) another writer has held the lock at every beat; 0 while it is free. */
+    private long lockBusySinceMicros;
+    private long lastLockWarnedMicros;
     private ScheduledExecutorService scheduler;
     private volatile long lastValue;
 
@@ -205,30 +231,62 @@ public final class HeartbeatWriter implements AutoCloseable {
     }
 
     /**
-     * Writes the next value to every shard at once, one thread per shard, so that a beat takes as long as the
-     * slowest shard, not the sum of them, and waits at most {@code waitAtMost} for the writes. A shard whose
-     * previous write is still running (a slow or hanging shard) skips this value; the others are not held back.
-     * The sorter needs only each shard's heartbeats to increase, not every value on every shard.
+     * Makes one beat: takes the lock on the lock shard and the value there (waiting at most {@code waitAtMost}),
+     * then writes the value to every other shard at once, one thread per shard, so that a beat takes as long as the
+     * slowest shard, not the sum of them, and waits at most what is left of {@code waitAtMost} for those writes. The
+     * lock is released once every write of the beat is done (written or failed), however long that takes: a beat
+     * starts only once the previous one, this writer's or another's, is on every shard (the sorter's XA grouping
+     * counts on it, docs/architecture.md). While a write of the previous beat still runs (a slow or hanging shard),
+     * this writer skips its beats, on every shard.
+     *
+     * @return the value written, or 0 when this writer made no beat (the previous beat is not written everywhere
+     *         yet, the lock shard is unreachable, or another writer holds the lock)
      */
     long beat(Duration waitAtMost) {
-        long value = Math.max(lastValue + 1, clockMicros.getAsLong() / 1000);
-        lastValue = value;
+        long deadline = System.nanoTime() + waitAtMost.toNanos();
+        long proposal = Math.max(lastValue + 1, clockMicros.getAsLong() / 1000);
         long at = clockMicros.getAsLong();
-        for (int i = 0; i < targets.size(); i++) {
+        boolean busy = false;
+        for (int i = 0; i < writes.length; i++) {
             if (writes[i] != null && !writes[i].isDone()) {
-                slowWrite(i, value);
-                continue;
+                slowWrite(i, proposal);
+                busy = true;
             }
+        }
+        if (busy || release != null && !release.isDone()) {
+            return 0;
+        }
+        writeStartedMicros[0] = at;
+        Future<Long> lead = writers[0].submit(() -> lead(proposal, at));
+        writes[0] = lead;
+        long value = 0;
+        try {
+            value = lead.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            // still running: the lock is released after it (same thread), and this writer skips beats until then
+        } catch (ExecutionException e) {
+            LOG.warn("heartbeat write failed: {}", e.getCause().toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (value == 0) {
+            release = writers[0].submit(this::releaseLock);
+            return 0;
+        }
+        lastValue = value;
+        long written = value;
+        List<Future<?>> beat = new ArrayList<>();
+        for (int i = 1; i < targets.size(); i++) {
             int shard = i;
             writeStartedMicros[i] = at;
-            writes[i] = writers[i].submit(() -> write(shard, value, at));
+            writes[i] = writers[i].submit(() -> write(shard, written, at));
+            beat.add(writes[i]);
         }
-        long deadline = System.nanoTime() + waitAtMost.toNanos();
-        for (Future<?> f : writes) {
+        for (Future<?> w : beat) {
             try {
-                f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                w.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                // still running: that shard skips beats until it is done (slowWrite)
+                // still running: the lock is held, and beats skipped, until it is done (slowWrite)
             } catch (ExecutionException e) {
                 LOG.warn("heartbeat write failed: {}", e.getCause().toString());
             } catch (InterruptedException e) {
@@ -236,13 +294,117 @@ public final class HeartbeatWriter implements AutoCloseable {
                 break;
             }
         }
+        // the next beat, this writer's or another's, starts once this one is on every shard
+        release = writers[0].submit(() -> {
+            awaitDone(beat);
+            releaseLock();
+        });
+        try {
+            release.get(Math.max(deadline - System.nanoTime(), 0), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            // a write still runs: released on the lock shard's thread once it is done
+        } catch (ExecutionException e) {
+            LOG.warn("heartbeat lock release failed: {}", e.getCause().toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         return value;
     }
 
+    /** Waits until every write of a beat is done, whatever its outcome (each runs under a query timeout). */
+    private static void awaitDone(List<Future<?>> writes) {
+        for (Future<?> w : writes) {
+            try {
+                w.get();
+            } catch (ExecutionException e) {
+                // failed: done all the same (logged by the write itself)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // closing: the connection goes, and the lock with it
+                return;
+            } catch (java.util.concurrent.CancellationException e) {
+                // cancelled: done
+            }
+        }
+    }
+
     /**
-     * How long a heartbeat write may run before the beats it makes a shard skip are a warning: a write held up
-     * for an interval or two (a busy fsync on a loaded machine) costs that shard a beat and nothing else; one that
-     * runs this long is a slow or hanging shard, whose delay grows.
+     * On the lock shard's thread: takes the lock (not waiting), takes the value above the shard's row and writes it
+     * there. Returns the value, or 0 when another writer holds the lock or the shard fails (then the connection is
+     * closed, which releases the lock).
+     */
+    private long lead(long proposal, long at) {
+        try {
+            Connection c = connection(0, false);
+            try (Statement s = c.createStatement()) {
+                s.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+                try (ResultSet rs = s.executeQuery("SELECT GET_LOCK('" + LOCK + "', 0)")) {
+                    if (!rs.next() || rs.getInt(1) != 1) {
+                        lockBusy(at);
+                        return 0;
+                    }
+                }
+                lockBusySinceMicros = 0;
+                long row = 0;
+                try (ResultSet rs = s.executeQuery("SELECT heartbeat FROM " + QUALIFIED + " WHERE id = 1")) {
+                    if (rs.next()) {
+                        row = rs.getLong(1);
+                    }
+                }
+                long value = Math.max(proposal, row + 1);
+                writeRow(c, value, at);
+                written(0);
+                return value;
+            }
+        } catch (SQLException e) {
+            failed(0, proposal, e);
+            closeQuietly(0);
+            return 0;
+        }
+    }
+
+    /**
+     * Another writer (a twin) holds the lock: it is beating, so this writer skips the beat. Logged at DEBUG; a
+     * warning once the lock has been held that way for longer than {@link #idleTimeoutSeconds} (longer than even a
+     * vanished writer keeps it: the holder is alive and stuck in a beat, which holds back everyone's heartbeats; a
+     * holder merely slow, a busy shard on a loaded machine, warns about its own slow writes), then at most every
+     * {@value #REPEAT_WARNING_MS} ms.
+     */
+    private void lockBusy(long at) {
+        if (lockBusySinceMicros == 0) {
+            lockBusySinceMicros = at;
+        }
+        long heldMs = (at - lockBusySinceMicros) / 1000;
+        Target t = targets.get(0);
+        if (heldMs <= idleTimeoutSeconds() * 1000) {
+            LOG.debug("shard {}: heartbeat lock {} held by another writer; this beat is theirs", t.shard(), LOCK);
+            return;
+        }
+        if (lastLockWarnedMicros == 0 || at - lastLockWarnedMicros >= REPEAT_WARNING_MS * 1000) {
+            lastLockWarnedMicros = at;
+            LOG.warn("shard {} ({}): the heartbeat lock {} has been held by another writer for {} ms; no beat of this"
+                    + " writer until it is free (SELECT IS_USED_LOCK('{}') names the holder's connection)", t.shard(),
+                    t.address(), LOCK, heldMs, LOCK);
+        }
+    }
+
+    /** On the lock shard's thread: releases the lock if this writer holds it. */
+    private void releaseLock() {
+        Connection c = connections[0];
+        if (c == null) {
+            return;
+        }
+        try (Statement s = c.createStatement()) {
+            s.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+            s.execute("DO RELEASE_LOCK('" + LOCK + "')");
+        } catch (SQLException e) {
+            closeQuietly(0); // closing the connection releases the lock
+        }
+    }
+
+    /**
+     * How long a heartbeat write may run before the beats it makes this writer skip are a warning: a write held up
+     * for an interval or two (a busy fsync on a loaded machine) costs a beat and nothing else; one that runs this
+     * long is a slow or hanging shard, and every shard's delay grows.
      */
     long slowWriteWarnMs() {
         return Math.max(SLOW_WRITE_WARN_MS, interval.toMillis() * 10);
@@ -251,7 +413,7 @@ public final class HeartbeatWriter implements AutoCloseable {
     static final long SLOW_WRITE_WARN_MS = 1_000;
 
     /**
-     * A shard's previous write still runs (scheduler thread): it skips {@code value}. Logged at DEBUG while that
+     * A shard's previous write still runs (scheduler thread): the beat of {@code value} is skipped. Logged at DEBUG while that
      * write has run less than {@link #slowWriteWarnMs}; then a warning, repeated at most every
      * {@value #REPEAT_WARNING_MS} ms.
      */
@@ -267,8 +429,8 @@ public final class HeartbeatWriter implements AutoCloseable {
         if (lastSkipWarnedMicros[i] == 0 || now - lastSkipWarnedMicros[i] >= REPEAT_WARNING_MS * 1000) {
             lastSkipWarnedMicros[i] = now;
             LOG.warn("shard {} ({}): heartbeat {} skipped, the previous write has run {} ms ({} beats skipped so"
-                    + " far); the shard's delay grows, the other shards keep beating", t.shard(), t.address(), value,
-                    runningMs, busySkips[i]);
+                    + " far); no shard gets a heartbeat until it is done (a beat starts once the previous one is on"
+                    + " every shard)", t.shard(), t.address(), value, runningMs, busySkips[i]);
         }
     }
 
@@ -288,31 +450,44 @@ public final class HeartbeatWriter implements AutoCloseable {
 
     /** One shard's write of one beat, on the shard's own thread (which alone uses its connection). */
     private void write(int i, long value, long at) {
-        Target t = targets.get(i);
         try {
-            Connection c = connection(i, false);
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + QUALIFIED
-                    + " SET heartbeat = ?, written_at_us = ? WHERE id = 1")) {
-                ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-                ps.setLong(1, value);
-                ps.setLong(2, at);
-                if (ps.executeUpdate() == 0) {
-                    try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + QUALIFIED
-                            + " (id, heartbeat, written_at_us) VALUES (1, ?, ?)")) {
-                        ins.setLong(1, value);
-                        ins.setLong(2, at);
-                        ins.executeUpdate();
-                    }
-                }
-            }
-            if (missed[i] > 0) {
-                LOG.info("shard {} ({}): heartbeats written again after {} missed beats", t.shard(), t.address(),
-                        missed[i]);
-                missed[i] = 0;
-            }
+            writeRow(connection(i, false), value, at);
+            written(i);
         } catch (SQLException e) {
             failed(i, value, e);
             closeQuietly(i);
+        }
+    }
+
+    /**
+     * Moves the row up to {@code value}; a row already at or above it (a later beat landed first) is left alone, and
+     * then nothing reaches the binlog. The row is created if missing.
+     */
+    private static void writeRow(Connection c, long value, long at) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + QUALIFIED
+                + " SET heartbeat = ?, written_at_us = ? WHERE id = 1 AND heartbeat < ?")) {
+            ps.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+            ps.setLong(1, value);
+            ps.setLong(2, at);
+            ps.setLong(3, value);
+            if (ps.executeUpdate() == 0) {
+                try (PreparedStatement ins = c.prepareStatement("INSERT IGNORE INTO " + QUALIFIED
+                        + " (id, heartbeat, written_at_us) VALUES (1, ?, ?)")) {
+                    ins.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+                    ins.setLong(1, value);
+                    ins.setLong(2, at);
+                    ins.executeUpdate();
+                }
+            }
+        }
+    }
+
+    /** Shard {@code i} was written: a shard that had been failing is logged as back. */
+    private void written(int i) {
+        if (missed[i] > 0) {
+            Target t = targets.get(i);
+            LOG.info("shard {} ({}): heartbeats written again after {} missed beats", t.shard(), t.address(), missed[i]);
+            missed[i] = 0;
         }
     }
 
@@ -327,7 +502,9 @@ public final class HeartbeatWriter implements AutoCloseable {
         }
         if (missed[i] == 1) {
             LOG.warn("shard {} ({}): heartbeat {} not written, retrying every beat (logged again every {} s while it"
-                    + " fails): {}", t.shard(), t.address(), value, REPEAT_WARNING_MS / 1000, e.getMessage());
+                    + " fails){}: {}", t.shard(), t.address(), value, REPEAT_WARNING_MS / 1000, i == 0
+                    ? "; it is the lock shard, which orders the beats of every writer: no shard gets a heartbeat until"
+                    + " it is back" : "", e.getMessage());
         } else {
             LOG.warn("shard {} ({}): still no heartbeat written, {} beats missed: {}", t.shard(), t.address(), missed[i],
                     e.getMessage());
@@ -355,6 +532,13 @@ public final class HeartbeatWriter implements AutoCloseable {
         try {
             Connection c = t.connect().open();
             c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                // a writer whose machine vanished holds the lock only until the shard drops its idle connection
+                s.execute("SET SESSION wait_timeout = " + idleTimeoutSeconds());
+            } catch (SQLException e) {
+                closeQuietly(c);
+                throw e;
+            }
             connections[i] = c;
             return c;
         } catch (SQLException e) {
@@ -409,6 +593,25 @@ public final class HeartbeatWriter implements AutoCloseable {
             // The account name is a courtesy in the message; the privilege error itself is what matters.
         }
         return "the configured account";
+    }
+
+    /**
+     * The {@code wait_timeout} of the heartbeat connections, in seconds: a connection used every interval is never
+     * idle that long, and a writer that vanished without closing its connections (its machine lost) holds the lock
+     * at most that long.
+     */
+    long idleTimeoutSeconds() {
+        return Math.max(MIN_IDLE_TIMEOUT_SECONDS, (interval.toMillis() * 3 + 999) / 1000);
+    }
+
+    static final long MIN_IDLE_TIMEOUT_SECONDS = 10;
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException ignored) {
+            // it was being given up anyway
+        }
     }
 
     private void closeQuietly(int i) {

@@ -9,6 +9,7 @@ import io.tributary.core.event.EventHeader;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
 import io.tributary.core.packet.EofPacket;
+import io.tributary.core.packet.FramedPackets;
 import io.tributary.core.packet.MySqlError;
 import io.tributary.core.packet.MySqlMessage;
 import io.tributary.core.packet.MySqlPacket;
@@ -48,13 +49,19 @@ import org.slf4j.LoggerFactory;
  * message saying what exists; one this daemon has not written yet waits up to {@code dump.aheadWait} for it (a
  * subscriber that moved to a twin a little behind), then gets 1236 saying how far behind the daemon is.
  *
- * <p>Thread-safety: {@link #run()} on one thread; {@link #writabilityChanged()} from the event loop.
+ * <p>Thread-safety: {@link #run()} on one thread; {@link #writabilityChanged()} from the event loop;
+ * {@link #sentPosition()} and {@link #sentSequence()} from any thread (volatile, written once per batch handed to the
+ * event loop, not per event).
  */
 final class BinlogStreamer implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(BinlogStreamer.class);
     private static final Duration MAX_WAIT = Duration.ofMillis(500);
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final int JOIN_CHECK_EVENTS = 16;
+    /** Bytes of events read from the files and framed into one buffer, one write, at a time. */
+    private static final int FILE_BATCH = 256 * 1024;
+    /** Where an event starts in its packet: after the 4-byte header and the 0x00 status byte. */
+    private static final int EVENT_IN_PACKET = MySqlProtocol.PACKET_HEADER_BYTES + 1;
 
     private final Channel channel;
     private final GlobalBinlogWriter writer;
@@ -67,7 +74,11 @@ final class BinlogStreamer implements Runnable {
     private final LongAdder fromCache;
     private int sequenceId;
     private long unflushed;
-    private List<MySqlPacket> pending = new ArrayList<>();
+    /** Packets ({@link MySqlPacket}, {@link FramedPackets}) queued for the next hand-off to the event loop. */
+    private List<Object> pending = new ArrayList<>();
+    private ByteBuf framing;
+    private int framedEvents;
+    private final List<TailCache.Entry> cached = new ArrayList<>();
     private BinlogFileReader reader;
     private long cursor = -1;
     private BinlogPosition position;
@@ -76,6 +87,9 @@ final class BinlogStreamer implements Runnable {
     private long lastSequence;
     /** {@code dump.aheadWait}: how long a start this daemon has not written yet waits for it. */
     private final Duration aheadWait;
+    /** What was handed to the connection, published once per batch for the status page (never read here). */
+    private volatile BinlogPosition sentPosition;
+    private volatile long sentSequence;
 
     BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId, TailCache cache,
                    LongAdder fromFiles, LongAdder fromCache, Duration aheadWait) {
@@ -88,6 +102,20 @@ final class BinlogStreamer implements Runnable {
         this.fromFiles = fromFiles;
         this.fromCache = fromCache;
         this.artificial = new BinlogEventEncoder(writer.flavor(), writer.config().serverId());
+    }
+
+    DumpRequest request() {
+        return request;
+    }
+
+    /** The position up to which events were handed to the connection; null until the start was found. */
+    BinlogPosition sentPosition() {
+        return sentPosition;
+    }
+
+    /** The GTID sequence of the last transaction started in what was handed over; 0 before the first. */
+    long sentSequence() {
+        return sentSequence;
     }
 
     /** Wakes the streamer when the channel's outbound buffer drained. */
@@ -105,6 +133,7 @@ final class BinlogStreamer implements Runnable {
             opened = reader.position().toString();
             BinlogPosition start = reader.position();
             position = start;
+            sentPosition = start;
             sendArtificial(buf -> artificial.fakeRotate(buf, start.file(), start.position()));
             if (start.position() > 4 && reader.formatDescriptionEvent() != null) {
                 sendFormatDescriptionAgain(reader.formatDescriptionEvent());
@@ -174,22 +203,11 @@ final class BinlogStreamer implements Runnable {
         }
     }
 
-    /** Sends the next event, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
+    /** Sends the next events, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
     private boolean sendNext(Duration timeout) throws IOException, InterruptedException {
         if (cursor >= 0) {
             try {
-                TailCache.Entry en = cache.get(cursor, timeout);
-                if (en == null) {
-                    return false;
-                }
-                cursor++;
-                position = en.next();
-                afterRotate = false;
-                fromCache.increment();
-                noteSequence(en.type(), en.chunk(), en.offset());
-                write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}),
-                        Unpooled.wrappedBuffer(en.chunk(), en.offset(), en.length())));
-                return true;
+                return sendFromCache(timeout);
             } catch (TailCache.Evicted ev) {
                 if (!cache.isClosed()) { // closed: the server is stopping, nothing to report
                     LOG.info("subscriber {} fell behind the tail cache at {}; continuing from the files",
@@ -200,18 +218,83 @@ final class BinlogStreamer implements Runnable {
                 afterRotate = false;
             }
         }
-        BinlogEvent e = reader.next(timeout);
-        if (e == null) {
+        return sendFromFiles(timeout);
+    }
+
+    /**
+     * Sends the events the shared tail cache holds from the cursor on, up to {@value #FILE_BATCH} bytes of them taken
+     * under one lock, waiting up to {@code timeout} for the first, framed into one buffer; false if none.
+     */
+    private boolean sendFromCache(Duration timeout) throws InterruptedException, TailCache.Evicted {
+        cached.clear();
+        int n = cache.get(cursor, FILE_BATCH, timeout, cached);
+        if (n == 0) {
             return false;
         }
-        fromFiles.increment();
-        afterRotate = e.type() == EventType.ROTATE;
-        position = afterRotate ? rotateTarget(e) : reader.position();
-        if (e.type() == EventType.GTID || e.type() == EventType.MARIA_GTID) {
-            noteSequence(e.type(), e.buffer(), e.bufferOffset());
+        int bytes = 0;
+        for (TailCache.Entry en : cached) {
+            bytes += en.length() + EVENT_IN_PACKET;
         }
-        sendEvent(e);
+        ByteBuf out = channel.alloc().ioBuffer(bytes);
+        int first = sequenceId;
+        for (TailCache.Entry en : cached) {
+            sequenceId = FramedPackets.append(out, sequenceId, (byte) 0, en.chunk(), en.offset(), en.length());
+            noteSequence(en.type(), en.chunk(), en.offset());
+        }
+        cursor += n;
+        position = cached.get(n - 1).next();
+        afterRotate = false;
+        fromCache.add(n);
+        cached.clear();
+        queue(new FramedPackets(out, first, sequenceId), out.readableBytes());
         return true;
+    }
+
+    /**
+     * Sends the next durable events from the files, up to {@value #FILE_BATCH} bytes of them, waiting up to
+     * {@code timeout} for the first: framed as packets straight from the bytes read into one buffer, with no object
+     * per event; false if none.
+     */
+    private boolean sendFromFiles(Duration timeout) throws IOException, InterruptedException {
+        ByteBuf out = channel.alloc().ioBuffer(FILE_BATCH + FILE_BATCH / 8);
+        int first = sequenceId;
+        framedEvents = 0;
+        framing = out;
+        try {
+            reader.nextEvents(this::frame, FILE_BATCH, timeout);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            out.release();
+            throw e;
+        } finally {
+            framing = null;
+        }
+        if (framedEvents == 0) {
+            out.release();
+            return false;
+        }
+        fromFiles.add(framedEvents);
+        queue(new FramedPackets(out, first, sequenceId), out.readableBytes());
+        return true;
+    }
+
+    /** Frames one event read from the files as the packet {@code 0x00 + event} into {@link #framing}. */
+    private void frame(int type, byte[] b, int at, int size) {
+        int start = framing.writerIndex();
+        sequenceId = FramedPackets.append(framing, sequenceId, (byte) 0, b, at, size);
+        framedEvents++;
+        afterRotate = type == EventType.ROTATE.code();
+        if (afterRotate) {
+            position = BinlogPosition.afterRotate(b, at, size, reader.formatDescriptionEvent().checksumLength());
+        } else if (type == EventType.GTID.code()) {
+            noteSequence(EventType.GTID, b, at);
+        } else if (type == EventType.MARIA_GTID.code()) {
+            noteSequence(EventType.MARIA_GTID, b, at);
+        } else if (type == EventType.FORMAT_DESCRIPTION.code()) {
+            // as a server's binlog sender does: the subscriber is not reading a file in use by it. The writer
+            // computes the format description's CRC with the flag clear, so clearing it keeps the CRC valid.
+            int flags = framing.getUnsignedShortLE(start + EVENT_IN_PACKET + 17);
+            framing.setShortLE(start + EVENT_IN_PACKET + 17, flags & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F);
+        }
     }
 
     /** At the end of what the files gave: switch to the shared cache when it holds the next event. */
@@ -232,11 +315,6 @@ final class BinlogStreamer implements Runnable {
 
     private BinlogPosition currentPosition() {
         return cursor >= 0 || afterRotate || reader == null ? position : reader.position();
-    }
-
-    /** Where a ROTATE read from the files sends the subscriber. */
-    private static BinlogPosition rotateTarget(BinlogEvent e) {
-        return BinlogPosition.afterRotate(e.buffer(), e.bufferOffset(), e.length(), e.checksumLength());
     }
 
     /**
@@ -391,22 +469,6 @@ final class BinlogStreamer implements Runnable {
         return channel.isWritable() && inFlightBytes.get() < channel.bytesBeforeUnwritable();
     }
 
-    private void sendEvent(BinlogEvent e) {
-        if (e.type() == io.tributary.core.event.EventType.FORMAT_DESCRIPTION
-                && (e.header().flags() & EventHeader.LOG_EVENT_BINLOG_IN_USE_F) != 0) {
-            // as a server's binlog sender does: the subscriber is not reading a file in use by it. The writer
-            // computes the format description's CRC with the flag clear, so clearing it keeps the CRC valid.
-            byte[] raw = e.rawBytes();
-            java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                    .putShort(17, (short) (e.header().flags() & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F));
-            write(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}), Unpooled.wrappedBuffer(raw)));
-            return;
-        }
-        ByteBuf payload = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0}),
-                Unpooled.wrappedBuffer(e.buffer(), e.bufferOffset(), e.length()));
-        write(payload);
-    }
-
     /** The format description re-sent when starting inside a file: log_pos 0, so the replica keeps its position. */
     private void sendFormatDescriptionAgain(BinlogEvent fde) {
         byte[] raw = fde.rawBytes();
@@ -452,9 +514,14 @@ final class BinlogStreamer implements Runnable {
 
     private void write(ByteBuf payload) {
         int length = payload.readableBytes();
-        pending.add(new MySqlPacket(sequenceId, payload));
+        int first = sequenceId;
         sequenceId = (sequenceId + length / MySqlProtocol.MAX_PACKET_PAYLOAD + 1) & 0xFF;
-        unflushed += length;
+        queue(new MySqlPacket(first, payload), length);
+    }
+
+    private void queue(Object packets, long bytes) {
+        pending.add(packets);
+        unflushed += bytes;
         if (unflushed >= FLUSH_BYTES) {
             flush();
         }
@@ -465,14 +532,16 @@ final class BinlogStreamer implements Runnable {
         if (pending.isEmpty()) {
             return;
         }
-        List<MySqlPacket> batch = pending;
+        sentPosition = currentPosition(); // once per batch: the status page's view, off the per-event path
+        sentSequence = lastSequence;
+        List<Object> batch = pending;
         long bytes = unflushed;
         pending = new ArrayList<>();
         unflushed = 0;
         inFlightBytes.addAndGet(bytes);
         try {
             channel.eventLoop().execute(() -> {
-                for (MySqlPacket p : batch) {
+                for (Object p : batch) {
                     channel.write(p);
                 }
                 inFlightBytes.addAndGet(-bytes);
@@ -481,7 +550,13 @@ final class BinlogStreamer implements Runnable {
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             inFlightBytes.addAndGet(-bytes);
-            batch.forEach(MySqlPacket::release); // the server is shutting down
+            batch.forEach(p -> { // the server is shutting down
+                if (p instanceof MySqlPacket m) {
+                    m.release();
+                } else {
+                    ((FramedPackets) p).bytes().release();
+                }
+            });
         }
     }
 

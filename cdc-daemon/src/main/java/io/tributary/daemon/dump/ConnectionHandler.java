@@ -416,9 +416,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         LOG.info("dump connection {} ({}@{}): {}", connectionId, user, ctx.channel().remoteAddress(), request);
         state = State.DUMPING;
-        context.connections().subscriberStarted(ctx.channel());
         streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, context.tailCache().get(), context.fromFiles(),
                 context.fromCache(), context.config().aheadWait());
+        context.connections().subscriberStarted(ctx.channel(), streamer);
         streaming = context.subscribers().submit(streamer);
     }
 

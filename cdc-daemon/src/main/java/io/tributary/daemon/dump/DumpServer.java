@@ -164,6 +164,11 @@ public final class DumpServer implements Closeable {
         return connections.largestSubscriberBacklogBytes();
     }
 
+    /** The connections receiving the binlog now, with where each one is (a snapshot for the status page). */
+    public java.util.List<DumpSubscriber> subscribers() {
+        return connections.subscribers(writer.get());
+    }
+
     /** Events subscribers read from the binlog files (a subscriber catching up, or with the cache off). */
     public long eventsReadFromFiles() {
         return eventsFromFiles.sum();

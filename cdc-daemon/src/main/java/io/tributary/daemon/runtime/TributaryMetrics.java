@@ -11,6 +11,7 @@ import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.binlog.WriteCounters;
 import io.tributary.storage.buffer.TransactionBuffer;
 import io.tributary.storage.merge.MergeStage;
+import io.tributary.storage.merge.TransactionMerger;
 import io.tributary.storage.pipeline.GlobalBinlogPipeline;
 import java.time.Duration;
 import java.util.List;
@@ -100,6 +101,16 @@ public final class TributaryMetrics implements MergeStage.DelayListener {
         dumpGauge("tributary.dump.subscriber.backlog.max", "bytes", "Bytes queued in memory for the most lagging"
                 + " subscriber (bounded by dump.subscriber.buffer; a subscriber further behind reads the files)",
                 DumpServer::largestSubscriberBacklogBytes);
+        for (TransactionMerger.SchemaOutcome outcome : TransactionMerger.SchemaOutcome.values()) {
+            FunctionCounter.builder("tributary.schema.ddl", this, m -> {
+                TributaryRuntime r = m.runtime;
+                GlobalBinlogPipeline p = r == null ? null : r.pipeline();
+                return p == null ? 0 : p.schemaOutcomes(outcome);
+            }).tags(Tags.of("outcome", outcome.name().toLowerCase(java.util.Locale.ROOT)))
+                    .description("DDL statements written to the global binlog, by what they did to the logical schema:"
+                            + " applied, ignored (views, grants), reread (not applicable; read again from the shard),"
+                            + " failed (not applicable; the tables keep their definitions)").register(registry);
+        }
         dumpCounter("tributary.dump.events.from.files",
                 "Events subscribers read from the files (catching up); tailing ones read the cache",
                 DumpServer::eventsReadFromFiles);

@@ -5,6 +5,7 @@ import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.BinlogFormatException;
 import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventHeader;
+import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
 import java.io.Closeable;
 import java.io.IOException;
@@ -34,6 +35,8 @@ final class BinlogEventScanner implements Closeable {
     private byte[] buf = new byte[0];
     private long bufStart;
     private int bufLen;
+    private int rawOffset;
+    private final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
 
     private BinlogEventScanner(Path file, FileChannel channel, FormatDescription fde, long position) {
         this.name = file.getFileName().toString();
@@ -129,6 +132,66 @@ final class BinlogEventScanner implements Closeable {
         }
         position += size;
         return event;
+    }
+
+    /**
+     * The next event's size if it ends at or before {@code limit}, else -1, without an event object: its bytes are
+     * {@link #rawBuffer()} from {@link #rawOffset()} until the next call. The size and, where the format description
+     * turns checksums on, the CRC32 are checked as {@link #next} checks them; as {@code limit} is a durable end, which
+     * always falls between events, an event that starts before it and ends after it has a damaged size. The format description itself (the
+     * first event of a file) is read with {@link #next}.
+     *
+     * @throws BinlogFormatException when the bytes there are not a valid event
+     */
+    int nextRaw(long limit) throws IOException {
+        if (fde == null) {
+            throw new IllegalStateException("nextRaw before the format description of " + name + " was read");
+        }
+        if (position + EventHeader.LENGTH > limit || !ensure(EventHeader.LENGTH, limit)) {
+            return -1;
+        }
+        int at = (int) (position - bufStart);
+        long size = (buf[at + 9] & 0xffL) | (buf[at + 10] & 0xffL) << 8 | (buf[at + 11] & 0xffL) << 16
+                | (buf[at + 12] & 0xffL) << 24;
+        int checksum = fde.checksumLength();
+        if (size < fde.headerLength() + checksum) {
+            throw new BinlogFormatException(name, position, EventType.nameOf(buf[at + 4] & 0xff), "event size " + size
+                    + " cannot hold the " + fde.headerLength() + "-byte header and " + checksum + "-byte checksum", null);
+        }
+        if (position + size > limit) {
+            throw new BinlogFormatException(name, position, EventType.nameOf(buf[at + 4] & 0xff), "event size " + size
+                    + " runs past the durable end of the file at " + limit + ": the size is damaged", null);
+        }
+        if (!ensure((int) size, limit)) {
+            throw new BinlogFormatException(name, position, EventType.nameOf(buf[at + 4] & 0xff), "event size " + size
+                    + " runs past the end of the file although its durable end is " + limit, null);
+        }
+        at = (int) (position - bufStart);
+        if (checksum > 0) {
+            crc.reset();
+            crc.update(buf, at, (int) size - checksum);
+            int end = at + (int) size - checksum;
+            int stored = (buf[end] & 0xff) | (buf[end + 1] & 0xff) << 8 | (buf[end + 2] & 0xff) << 16
+                    | (buf[end + 3] & 0xff) << 24;
+            if ((int) crc.getValue() != stored) {
+                throw new BinlogFormatException(name, position, EventType.nameOf(buf[at + 4] & 0xff),
+                        "checksum mismatch: the event's CRC32 is 0x" + Integer.toHexString(stored) + ", its bytes give 0x"
+                                + Integer.toHexString((int) crc.getValue()), null);
+            }
+        }
+        rawOffset = at;
+        position += size;
+        return (int) size;
+    }
+
+    /** The buffer holding the event {@link #nextRaw} returned last. */
+    byte[] rawBuffer() {
+        return buf;
+    }
+
+    /** Where the event {@link #nextRaw} returned last starts in {@link #rawBuffer()}. */
+    int rawOffset() {
+        return rawOffset;
     }
 
     /** The event with its body decoded (GTIDs, rotate, previous GTIDs). */

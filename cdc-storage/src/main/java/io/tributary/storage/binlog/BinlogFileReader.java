@@ -1,10 +1,8 @@
 package io.tributary.storage.binlog;
 
 import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.EventHeader;
 import io.tributary.core.event.EventType;
-import io.tributary.core.event.GtidEvent;
-import io.tributary.core.event.MariaGtidEvent;
-import io.tributary.core.event.RotateEvent;
 import io.tributary.core.position.MariaDbGtidPosition;
 import io.tributary.core.position.MySqlGtidSet;
 import java.io.Closeable;
@@ -152,11 +150,7 @@ public final class BinlogFileReader implements Closeable {
                 open(pendingRotate);
                 pendingRotate = null;
             }
-            DurableMark mark = tracker.current();
-            long durableFile = mark.position().fileNumber();
-            long limit = durableFile == fileNumber ? mark.position().position()
-                    : durableFile > fileNumber ? scanner.fileSize() : 0;
-            BinlogEvent e = scanner.next(limit);
+            BinlogEvent e = scanner.next(durableLimit());
             if (e != null) {
                 if (deliver(e)) {
                     return e;
@@ -167,34 +161,125 @@ public final class BinlogFileReader implements Closeable {
             if (left <= 0) {
                 return null;
             }
-            if (durableFile > fileNumber) {
-                throw new IOException(scanner.name() + " ends at " + scanner.position()
-                        + " without a ROTATE although later files are durable (" + mark + ")");
-            }
-            tracker.awaitBeyond(position(), Duration.ofNanos(left));
+            awaitDurable(left);
         }
+    }
+
+    /**
+     * What {@link #nextEvents} hands over: one event's bytes, {@code length} bytes of {@code buffer} from
+     * {@code offset}, valid during the call only.
+     */
+    @FunctionalInterface
+    public interface EventBytes {
+        void accept(int typeCode, byte[] buffer, int offset, int length);
+    }
+
+    /**
+     * The next durable events as bytes, without an event object each (the dump server's path): hands them to
+     * {@code sink} in file order, with the same skipping, rotation and durability rules as {@link #next}, until at
+     * least {@code maxBytes} were handed over or no more event is durable. Waits up to {@code timeout} for the first.
+     *
+     * @return the bytes handed over; 0 when no event became durable in time
+     */
+    public long nextEvents(EventBytes sink, long maxBytes, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long handed = 0;
+        while (true) {
+            if (pendingRotate != null) {
+                open(pendingRotate);
+                pendingRotate = null;
+            }
+            long limit = durableLimit();
+            if (scanner.formatDescription() == null) { // a file's first event: decoded, once per file
+                BinlogEvent e = scanner.next(limit);
+                if (e != null) {
+                    formatDescription = e;
+                    sink.accept(EventType.FORMAT_DESCRIPTION.code(), e.buffer(), e.bufferOffset(), e.length());
+                    handed += e.length();
+                    if (handed >= maxBytes) {
+                        return handed;
+                    }
+                    continue;
+                }
+            } else {
+                int size = scanner.nextRaw(limit);
+                if (size >= 0) {
+                    byte[] b = scanner.rawBuffer();
+                    int at = scanner.rawOffset();
+                    int type = b[at + 4] & 0xff;
+                    if (deliver(type, b, at, size)) {
+                        sink.accept(type, b, at, size);
+                        handed += size;
+                        if (handed >= maxBytes) {
+                            return handed;
+                        }
+                    }
+                    continue;
+                }
+            }
+            long left = deadline - System.nanoTime();
+            if (handed > 0 || left <= 0) {
+                return handed;
+            }
+            awaitDurable(left);
+        }
+    }
+
+    /** How far the current file may be read: its durable end. */
+    private long durableLimit() throws IOException {
+        DurableMark mark = tracker.current();
+        long durableFile = mark.position().fileNumber();
+        return durableFile == fileNumber ? mark.position().position()
+                : durableFile > fileNumber ? scanner.fileSize() : 0;
+    }
+
+    /** Waits up to {@code nanos} for the durable mark to move past this reader (the current file has no more). */
+    private void awaitDurable(long nanos) throws IOException, InterruptedException {
+        DurableMark mark = tracker.current();
+        if (mark.position().fileNumber() > fileNumber) {
+            throw new IOException(scanner.name() + " ends at " + scanner.position()
+                    + " without a ROTATE although later files are durable (" + mark + ")");
+        }
+        tracker.awaitBeyond(position(), Duration.ofNanos(nanos));
     }
 
     /** Tracks headers, rotation and skipping; whether to hand {@code e} to the subscriber. */
     private boolean deliver(BinlogEvent e) {
-        EventType type = e.type();
-        if (type == EventType.FORMAT_DESCRIPTION) {
+        if (e.type() == EventType.FORMAT_DESCRIPTION) {
             formatDescription = e;
             return true;
         }
-        if (type == EventType.ROTATE) {
-            pendingRotate = scanner.decode(e).body(RotateEvent.class).nextFile();
+        return deliver(e.type() == null ? -1 : e.type().code(), e.buffer(), e.bufferOffset(), e.length());
+    }
+
+    /**
+     * Tracks rotation and skipping for an event other than the format description, read from its bytes; whether to
+     * hand it to the subscriber.
+     */
+    private boolean deliver(int type, byte[] b, int at, int size) {
+        int body = at + EventHeader.LENGTH;
+        if (type == EventType.ROTATE.code()) {
+            pendingRotate = BinlogPosition.afterRotate(b, at, size, scanner.formatDescription().checksumLength()).file();
             return true;
         }
-        if (type == EventType.GTID) {
-            GtidEvent g = scanner.decode(e).body(GtidEvent.class);
-            skipping = g.sid().equals(serverUuid) && executed.contains(g.gno());
-        } else if (type == EventType.MARIA_GTID) {
-            skipping = executed.contains(scanner.decode(e).body(MariaGtidEvent.class).sequence());
-        } else if (type == EventType.PREVIOUS_GTIDS || type == EventType.GTID_LIST) {
+        if (type == EventType.GTID.code()) { // flags (1), source id (16, big-endian), sequence number (8)
+            skipping = readLong(b, body + 1, false) == serverUuid.getMostSignificantBits()
+                    && readLong(b, body + 9, false) == serverUuid.getLeastSignificantBits()
+                    && executed.contains(readLong(b, body + 17, true));
+        } else if (type == EventType.MARIA_GTID.code()) { // sequence number (8) first
+            skipping = executed.contains(readLong(b, body, true));
+        } else if (type == EventType.PREVIOUS_GTIDS.code() || type == EventType.GTID_LIST.code()) {
             return true;
         }
         return !skipping;
+    }
+
+    private static long readLong(byte[] b, int at, boolean littleEndian) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = v << 8 | (b[littleEndian ? at + 7 - i : at + i] & 0xffL);
+        }
+        return v;
     }
 
     private void open(String file) throws IOException {

@@ -240,6 +240,11 @@ public final class MergeStage implements AutoCloseable {
     }
 
     /** Where durable shard transactions are reported (one listener; the daemon's delay metric). */
+    /** DDL statements written with this outcome for the logical schema (any thread). */
+    public long schemaOutcomes(TransactionMerger.SchemaOutcome outcome) {
+        return merger.schemaOutcomes(outcome);
+    }
+
     public void tableDefinitions(io.tributary.core.schema.TableDefinitionSource source) {
         merger.tableDefinitions(source);
     }

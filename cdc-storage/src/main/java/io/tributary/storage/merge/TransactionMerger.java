@@ -75,6 +75,21 @@ public final class TransactionMerger {
     private final SchemaDdl schemaDdl;
     private LogicalSchema schema;
     private TableDefinitionSource tableDefinitions = TableDefinitionSource.NONE;
+    /** DDL statements written, by what they did to the logical schema ({@link SchemaOutcome}); read by metrics. */
+    private final java.util.concurrent.atomic.AtomicLongArray schemaOutcomes =
+            new java.util.concurrent.atomic.AtomicLongArray(SchemaOutcome.values().length);
+
+    /** What a DDL statement written did to the logical schema. */
+    public enum SchemaOutcome {
+        /** applied (or a TRUNCATE, which changes nothing) */
+        APPLIED,
+        /** not about tables or databases (views, routines, grants) */
+        IGNORED,
+        /** not applicable; its tables read again from the shard that wrote it */
+        REREAD,
+        /** not applicable and not read again: its tables keep their definitions */
+        FAILED
+    }
 
     /**
      * @param shards    shard names, in index order
@@ -181,6 +196,11 @@ public final class TransactionMerger {
         this.tableDefinitions = java.util.Objects.requireNonNull(source, "source");
     }
 
+    /** DDL statements written so far with this outcome for the logical schema (any thread). */
+    public long schemaOutcomes(SchemaOutcome outcome) {
+        return schemaOutcomes.get(outcome.ordinal());
+    }
+
     /** The logical schema after the last DDL merged (written, not necessarily durable). */
     public LogicalSchema schema() {
         return schema;
@@ -192,6 +212,7 @@ public final class TransactionMerger {
         String db = query.database() == null ? "" : query.database();
         SchemaDdl.Outcome o = schemaDdl.apply(schema, db, query.sql());
         if (o instanceof SchemaDdl.Applied a) {
+            schemaOutcomes.incrementAndGet(SchemaOutcome.APPLIED.ordinal());
             if (a.schema() == schema) {
                 return null;
             }
@@ -199,6 +220,7 @@ public final class TransactionMerger {
             return new SchemaChange(db, query.sql(), schema, a.tables(), a.databases());
         }
         if (o instanceof SchemaDdl.Ignored) {
+            schemaOutcomes.incrementAndGet(SchemaOutcome.IGNORED.ordinal());
             return null;
         }
         SchemaDdl.Failed f = (SchemaDdl.Failed) o;
@@ -224,6 +246,7 @@ public final class TransactionMerger {
         log.warn("logical schema: cannot apply the DDL statement written for {} ({}): {} [statement: {}]; {}", provenance,
                 shard, f.reason(), query.sql(), done.isEmpty() ? "the tables it names keep their definitions"
                         : "read " + String.join(", ", done) + " again from shard " + shard + " (its definition now)");
+        schemaOutcomes.incrementAndGet((done.isEmpty() ? SchemaOutcome.FAILED : SchemaOutcome.REREAD).ordinal());
         if (done.isEmpty()) {
             return null;
         }

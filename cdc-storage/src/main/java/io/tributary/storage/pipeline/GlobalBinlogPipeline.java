@@ -276,6 +276,11 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         return stage.settledMillis(shard);
     }
 
+    /** DDL statements written with this outcome for the logical schema (any thread). */
+    public long schemaOutcomes(TransactionMerger.SchemaOutcome outcome) {
+        return stage.schemaOutcomes(outcome);
+    }
+
     /** Where a table is read again when a DDL cannot be applied to the logical schema; set before {@link #start}. */
     public void tableDefinitions(io.tributary.core.schema.TableDefinitionSource source) {
         stage.tableDefinitions(source);

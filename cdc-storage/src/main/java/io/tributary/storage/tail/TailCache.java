@@ -376,6 +376,17 @@ public final class TailCache implements Closeable {
 
     /** The event at {@code cursor}, waiting up to {@code timeout} for it; null when none came in time. */
     public Entry get(long cursor, Duration timeout) throws InterruptedException, Evicted {
+        List<Entry> one = new ArrayList<>(1);
+        return get(cursor, 1, timeout, one) == 0 ? null : one.get(0);
+    }
+
+    /**
+     * The events from {@code cursor} on, added to {@code out} under one acquisition of the lock, as many as there are
+     * until their bytes reach {@code maxBytes}, waiting up to {@code timeout} for the first.
+     *
+     * @return how many were added; 0 when none came in time
+     */
+    public int get(long cursor, long maxBytes, Duration timeout, List<Entry> out) throws InterruptedException, Evicted {
         long left = timeout.toNanos();
         lock.lock();
         try {
@@ -385,13 +396,20 @@ public final class TailCache implements Closeable {
                 }
                 long i = cursor - base;
                 if (i < entries.size()) {
-                    return entries.get((int) i);
+                    int n = 0;
+                    long bytes = 0;
+                    for (int k = (int) i; k < entries.size() && bytes < maxBytes; k++, n++) {
+                        Entry e = entries.get(k);
+                        out.add(e);
+                        bytes += e.length();
+                    }
+                    return n;
                 }
                 if (closed) {
                     throw new Evicted(cursor, base + head);
                 }
                 if (left <= 0) {
-                    return null;
+                    return 0;
                 }
                 left = added.awaitNanos(left);
             }

@@ -118,6 +118,90 @@ class BinlogFileReaderTest {
         }
     }
 
+    /**
+     * The dump server's path, events as bytes without an object each, hands over exactly the events {@link
+     * BinlogFileReader#next} returns, byte for byte, across rotations and after a GTID set (skipping included).
+     */
+    @ParameterizedTest
+    @EnumSource(BinlogFlavor.class)
+    void shouldHandOverTheSameEventBytesWithoutEventObjects(BinlogFlavor flavor, @TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, flavor, 4096, SyncPolicy.NONE);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(flavor));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
+            for (int i = 0; i < 200; i++) {
+                w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(200, Duration.ofSeconds(10))).isTrue();
+            assertThat(w.index().entries().size()).isGreaterThan(5);
+            for (long have : new long[] {0, 137}) {
+                String set = flavor.isMariaDb() ? "0-7-" + have : have == 0 ? "" : w.serverUuid() + ":1-" + have;
+                List<String> objects = new ArrayList<>();
+                try (BinlogFileReader r = BinlogFileReader.fromGtids(w, set)) {
+                    for (BinlogEvent e = r.next(Duration.ofMillis(50)); e != null; e = r.next(Duration.ofMillis(50))) {
+                        objects.add(java.util.HexFormat.of().formatHex(e.buffer(), e.bufferOffset(),
+                                e.bufferOffset() + e.length()));
+                    }
+                }
+                List<String> bytes = new ArrayList<>();
+                List<Integer> types = new ArrayList<>();
+                try (BinlogFileReader r = BinlogFileReader.fromGtids(w, set)) {
+                    while (r.nextEvents((type, b, at, length) -> {
+                        types.add(type);
+                        bytes.add(java.util.HexFormat.of().formatHex(b, at, at + length));
+                    }, 1000, Duration.ofMillis(50)) > 0) {
+                        // batches of about 1000 bytes
+                    }
+                }
+                assertThat(bytes).as("events after [%s]", set).hasSize(objects.size()).isEqualTo(objects);
+                assertThat(types).contains(EventType.ROTATE.code(), EventType.FORMAT_DESCRIPTION.code());
+            }
+        }
+    }
+
+    /**
+     * A damaged event in a file is refused with the file, the offset and what is wrong, on the bytes path too: a
+     * damaged body by its checksum, a damaged size because the event would run past the durable end (where a
+     * subscriber used to wait forever for bytes that would never come).
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {11, 40})
+    void shouldRefuseADamagedEventWithWhereItIs(int damagedByte, @TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 1 << 20, SyncPolicy.NONE);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
+            for (int i = 0; i < 20; i++) {
+                w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(20, Duration.ofSeconds(10))).isTrue();
+            Path file = dir.resolve("binlog.000001");
+            long middle = java.nio.file.Files.size(file) / 2;
+            long eventStart = -1;
+            try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
+                for (BinlogEvent e = r.next(Duration.ofMillis(50)); e != null && eventStart < 0; e = r.next(Duration.ofMillis(50))) {
+                    if (e.offset() >= middle && e.length() > 60) {
+                        eventStart = e.offset();
+                    }
+                }
+            }
+            long damaged = eventStart + damagedByte;
+            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+                ch.read(b, damaged);
+                ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) (b.get(0) ^ 0x55)}), damaged);
+            }
+            try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
+                assertThatThrownBy(() -> {
+                    while (r.nextEvents((type, b, at, length) -> { }, 1 << 20, Duration.ofMillis(50)) > 0) {
+                        // read until the damage
+                    }
+                }).isInstanceOf(io.tributary.core.event.BinlogFormatException.class)
+                        .hasMessageContaining("binlog.000001").hasMessageContaining(Long.toString(eventStart))
+                        .hasMessageContaining(damagedByte == 11 ? "past the durable end" : "checksum");
+            }
+        }
+    }
+
     private static BinlogEvent decodeFull(BinlogEvent e, BinlogFileReader r) {
         if (e.type() != EventType.GTID && e.type() != EventType.MARIA_GTID) {
             return e;

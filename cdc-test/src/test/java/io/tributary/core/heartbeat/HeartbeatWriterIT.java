@@ -115,12 +115,17 @@ class HeartbeatWriterIT {
 
     /** The heartbeat values of the UPDATE_ROWS events on the heartbeat table in the shard's binlog, in order. */
     private static List<Long> heartbeatsInBinlog(ShardCluster shards, ShardInfo s) throws Exception {
+        return beatsInBinlog(shards, s).stream().map(b -> b[0]).toList();
+    }
+
+    /** The after images (heartbeat, written_at_us) of the heartbeat table's UPDATE_ROWS events in the shard's binlog. */
+    private static List<long[]> beatsInBinlog(ShardCluster shards, ShardInfo s) throws Exception {
         Path dir = ((EmbeddedMariaDbShard) shards.shard(s.index())).binlogDirectory();
         List<Path> files;
         try (Stream<Path> list = Files.list(dir)) {
             files = list.filter(p -> p.getFileName().toString().matches("mariadb-bin\\.\\d+")).sorted().toList();
         }
-        List<Long> values = new ArrayList<>();
+        List<long[]> values = new ArrayList<>();
         RowImageDecoder rowDecoder = new RowImageDecoder();
         for (Path f : files) {
             Map<Long, TableMapEvent> maps = new HashMap<>();
@@ -142,7 +147,8 @@ class HeartbeatWriterIT {
                     for (RowChange change : rowDecoder.decodeRows(new TableColumns(m.database() + "." + m.table(), cols),
                             RowsImageLayout.UPDATE, r.columnsPresent(), r.columnsPresentAfter(), r.buffer(), r.rowsOffset(),
                             r.rowsLength())) {
-                        values.add(((Number) change.after().get(1)).longValue());
+                        values.add(new long[] {((Number) change.after().get(1)).longValue(),
+                            ((Number) change.after().get(2)).longValue()});
                     }
                 }
             }
@@ -206,7 +212,7 @@ class HeartbeatWriterIT {
     }
 
     @Test
-    void aWriteHeldUpForAFewBeatsIsNoWarningButOneRunningPastASecondIs(ShardCluster shards) throws Exception {
+    void aWriteHeldUpHoldsBackEveryShardsBeatsWithAWarningOnlyPastASecond(ShardCluster shards) throws Exception {
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
                 .getLogger(HeartbeatWriter.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
@@ -218,18 +224,115 @@ class HeartbeatWriterIT {
             // another transaction holds shard-1's heartbeat row: its next write waits (as behind a slow fsync)
             lock.setAutoCommit(false);
             st.executeQuery("SELECT * FROM __cdc__.__cdc_heartbeat__ WHERE id = 1 FOR UPDATE").close();
+            long held = 0;
             for (int i = 0; i < 6; i++) { // the held write starts, then 5 beats skipped within 500 ms
                 clock.addAndGet(100_000);
-                w.beat(Duration.ofMillis(100));
+                long v = w.beat(Duration.ofMillis(100));
+                held = i == 0 ? v : held;
+                if (i > 0) {
+                    assertThat(v).as("beat %d while the previous one is not on shard-1", i).isZero();
+                }
             }
+            // a beat is a cut: the next one starts only once this one is on every shard
+            assertThat(heartbeat(shards.info(0))).as("shard-0 while shard-1's write is held").isEqualTo(held);
             assertThat(messages(logged, "shard-1")).as("a write held up for 500 ms").isEmpty();
             clock.addAndGet(1_000_000);
             w.beat(Duration.ofMillis(100));
             assertThat(messages(logged, "shard-1")).singleElement().asString()
                     .contains("skipped, the previous write has run 1500 ms (6 beats skipped so far)");
             lock.rollback();
+            // once the held write is done, beats go on
+            long next = 0;
+            for (int i = 0; i < 50 && next == 0; i++) {
+                clock.addAndGet(100_000);
+                next = w.beat(Duration.ofMillis(100));
+                if (next == 0) {
+                    Thread.sleep(50);
+                }
+            }
+            assertThat(next).as("a beat once shard-1's write is done").isGreaterThan(held);
+            assertThat(heartbeat(shards.info(1))).isEqualTo(next);
         } finally {
             logger.detachAppender(logged);
+        }
+    }
+
+    /**
+     * Twins: two writers on the same shards, beating at the same time, one with its clock 5 s behind the other's.
+     * Their beats form one sequence: on every shard the binlog's values strictly increase (the sorter never sees a
+     * beat go back), both writers' beats are in it, and neither logs a warning.
+     */
+    @Test
+    void twoWritersWithSkewedClocksMakeOneIncreasingSequenceOnEveryShard(ShardCluster shards) throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(HeartbeatWriter.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
+        long skewMicros = 5_000_000;
+        Map<String, Integer> before = new HashMap<>();
+        for (ShardInfo s : shards.infos()) {
+            before.put(s.name(), beatsInBinlog(shards, s).size());
+        }
+        long startedAt = HeartbeatWriter.systemMicros();
+        try (HeartbeatWriter a = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(20), HeartbeatWriter::systemMicros);
+                HeartbeatWriter b = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(20),
+                        () -> HeartbeatWriter.systemMicros() - skewMicros)) {
+            a.start();
+            b.start();
+            Thread.sleep(3000);
+        } finally {
+            logger.detachAppender(logged);
+        }
+        for (ShardInfo s : shards.infos()) {
+            List<long[]> beats = beatsInBinlog(shards, s);
+            beats = beats.subList(before.get(s.name()), beats.size());
+            List<Long> values = beats.stream().map(x -> x[0]).toList();
+            assertThat(values).as("beats on %s", s.name()).hasSizeGreaterThan(50);
+            assertThat(values).as("heartbeat values in the binlog of %s", s.name()).isSorted().doesNotHaveDuplicates();
+            // written_at_us is the writer's clock: the lagging writer's beats are dated before the test started
+            long fromLagging = beats.stream().filter(x -> x[1] < startedAt).count();
+            assertThat(fromLagging).as("beats of the writer 5 s behind on %s", s.name()).isPositive();
+            assertThat(beats.size() - fromLagging).as("beats of the other writer on %s", s.name()).isPositive();
+        }
+        synchronized (logged.list) {
+            assertThat(logged.list).as("lines logged by the two writers")
+                    .noneMatch(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN));
+        }
+    }
+
+    /**
+     * A writer beats only while it holds the lock on the first shard: while another connection holds it (a twin in
+     * its beat) it makes no beat and writes nothing; once that connection is gone (a twin killed), it beats again.
+     */
+    @Test
+    void aLockHeldElsewhereSkipsTheBeatUntilItsConnectionIsGone(ShardCluster shards) throws Exception {
+        AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get)) {
+            w.createTables();
+            long first = w.beat();
+            assertThat(first).isPositive();
+            try (Connection twin = shards.info(0).openAdminConnection(); Statement st = twin.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT GET_LOCK('" + HeartbeatWriter.LOCK + "', 0)")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).as("lock taken by the other connection").isEqualTo(1);
+                clock.addAndGet(100_000);
+                assertThat(w.beat()).as("beat while the lock is held elsewhere").isZero();
+                for (ShardInfo s : shards.infos()) {
+                    assertThat(heartbeat(s)).as("value on %s", s.name()).isEqualTo(first);
+                }
+            }
+            // the server drops the lock as it notices the closed connection: within a few beats
+            long next = 0;
+            for (int i = 0; i < 50 && next == 0; i++) {
+                clock.addAndGet(100_000);
+                next = w.beat();
+                if (next == 0) {
+                    Thread.sleep(100);
+                }
+            }
+            assertThat(next).as("beat once the holder's connection is closed").isGreaterThan(first);
+            for (ShardInfo s : shards.infos()) {
+                assertThat(heartbeat(s)).as("value on %s", s.name()).isEqualTo(next);
+            }
         }
     }
 

@@ -5,12 +5,12 @@ import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.style.Styler;
 
 /** The look of the benchmarks' bar charts: white, gridded, legend below, values on the bars, y from zero. */
-final class BenchCharts {
+public final class BenchCharts {
 
     private BenchCharts() {
     }
 
-    static CategoryChart bars(String title, String xTitle, String yTitle, int width, String decimalPattern) {
+    public static CategoryChart bars(String title, String xTitle, String yTitle, int width, String decimalPattern) {
         CategoryChart chart = new CategoryChartBuilder().width(width).height(560).title(title).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS); // below the plot: never over a bar

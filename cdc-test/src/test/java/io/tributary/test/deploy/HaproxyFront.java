@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * with the test's own addresses in place of the twins' compose names and the fixed ports (the file is kept as
  * users run it).
  */
-final class HaproxyFront {
+public final class HaproxyFront {
 
     static final Path CONFIG = Path.of("../deploy/haproxy/haproxy.cfg");
     private static final Pattern BIND = Pattern.compile("(?m)^(\\s*bind )\\S+$");
@@ -23,7 +23,7 @@ final class HaproxyFront {
     }
 
     /** The haproxy executable on the PATH or in /usr/sbin, if any. */
-    static Optional<Path> executable() {
+    public static Optional<Path> executable() {
         String path = System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/local/sbin";
         for (String dir : path.split(":")) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "haproxy"))) {
@@ -33,7 +33,7 @@ final class HaproxyFront {
         return Optional.empty();
     }
 
-    static String checkedIn() throws IOException {
+    public static String checkedIn() throws IOException {
         if (!Files.exists(CONFIG)) {
             throw new AssertionError(CONFIG.toAbsolutePath() + " does not exist");
         }
@@ -44,7 +44,7 @@ final class HaproxyFront {
      * The checked-in configuration with its listener on {@code 127.0.0.1:front} and twin A/B at
      * {@code 127.0.0.1:dump[i]}, health-checked on {@code 127.0.0.1:management[i]}.
      */
-    static String withPorts(String config, int front, int[] dump, int[] management) {
+    public static String withPorts(String config, int front, int[] dump, int[] management) {
         Matcher bind = BIND.matcher(config);
         if (!bind.find() || bind.find()) {
             throw new AssertionError("haproxy.cfg must have exactly one bind line:\n" + config);

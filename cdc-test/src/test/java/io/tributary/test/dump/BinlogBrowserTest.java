@@ -115,6 +115,32 @@ class BinlogBrowserTest {
         System.out.println(r.out());
     }
 
+    /** A file several times the browser's 4 MB read window: events cut by a window's end are read whole in the next. */
+    @Test
+    void shouldReadAFileLargerThanItsReadWindowEventByEvent(@TempDir Path dir) throws Exception {
+        CorpusBinlog corpus = CorpusBinlog.forFlavor(BinlogFlavor.MARIADB);
+        long domain;
+        int appended = 0;
+        try (GlobalBinlogWriter writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MARIADB, 256L << 20, "0")) {
+            while (writer.writtenPosition().position() < (13L << 20)) {
+                corpus.append(writer, 100);
+                appended += 100;
+            }
+            domain = writer.config().domainId();
+            assertThat(writer.index().entries()).as("one file").hasSize(1);
+        }
+        long size = Files.size(dir.resolve("binlog.000001"));
+
+        Result r = browse(dir.toString());
+
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        String line = r.out().lines().filter(l -> l.startsWith("binlog.000001 ")).findFirst().orElseThrow();
+        assertThat(line.split(" +")).as(line).startsWith("binlog.000001", Long.toString(size), Integer.toString(appended),
+                gtid(BinlogFlavor.MARIADB, null, domain, 1), gtid(BinlogFlavor.MARIADB, null, domain, appended));
+        assertThat(r.out()).contains("last transaction #" + appended + " ("
+                + gtid(BinlogFlavor.MARIADB, null, domain, appended) + ")");
+    }
+
     @Test
     void shouldRefuseAMissingDirectoryWithExitCode2(@TempDir Path dir) {
         Path missing = dir.resolve("no-such-binlog");
@@ -132,6 +158,46 @@ class BinlogBrowserTest {
 
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains(dir.toAbsolutePath().toString(), "binlog.index");
+    }
+
+    @Test
+    void shouldNameTheUrlAndTheFailureWhenNoDaemonListens() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort(); // closed again: nothing listens there
+        }
+        String url = "http://127.0.0.1:" + port;
+
+        Result r = browse("--url", url);
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("cannot reach the daemon at " + url + "/binlog.json", "connection refused",
+                "server.port");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseAnAnswerThatIsNotAListing() throws Exception {
+        com.sun.net.httpserver.HttpServer other = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        other.createContext("/", ex -> {
+            byte[] body = "<html>some other service</html>".getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(ex.getRequestURI().getPath().equals("/binlog.json") ? 200 : 404, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        other.start();
+        try {
+            String url = "http://127.0.0.1:" + other.getAddress().getPort() + "/";
+
+            Result r = browse(url);
+
+            assertThat(r.exitCode()).isEqualTo(2);
+            assertThat(r.err()).contains(url + "binlog.json", "answered something other than a binlog listing",
+                    "some other service");
+        } finally {
+            other.stop(0);
+        }
     }
 
     @Test

@@ -580,6 +580,87 @@ class DumpServerIT {
         stalled.close();
     }
 
+    /**
+     * Issue 21, what the status page lists: each subscriber with its account, address and login time, the position
+     * it is being sent and how far that is behind the durable end, in bytes over files and in transactions. One
+     * subscriber tails from the end; a raw one dumps from the start of 12 MB in 1 MB files and never reads.
+     */
+    @Test
+    void subscribersAreListedWithTheirPositionAndHowFarBehindTheDurableEndTheyAre() throws Exception {
+        CorpusBinlog corpus = CorpusBinlog.forFlavor(BinlogFlavor.MYSQL);
+        writer = CorpusBinlog.openWriter(dir, BinlogFlavor.MYSQL, 1L << 20, "0", "none");
+        String bulk = "CREATE TABLE big_t (c INT) COMMENT '" + "x".repeat(60_000) + "'";
+        for (int i = 0; i < 200; i++) {
+            CorpusBinlog.appendDdl(writer, "shop", bulk);
+        }
+        corpus.append(writer, 5);
+        java.time.Instant before = java.time.Instant.now();
+        server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MYSQL, 7, List.of(DumpUser.withPassword(USER,
+                PASSWORD))).withPort(0).withSubscriberBuffer(64 * 1024), () -> writer).start();
+        await("everything written is durable", Duration.ofSeconds(10),
+                () -> writer.durability().current().lastSequence() == writer.lastSequence());
+        var end = writer.durability().current().position();
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient tailing = client(events, failures);
+        tailing.setBinlogFilename(end.file());
+        tailing.setBinlogPosition(end.position());
+        tailing.connect(10_000);
+        java.net.Socket stalled = stalledDump();
+        await("both listed", Duration.ofSeconds(10), () -> server.subscribers().size() == 2);
+        // the stalled one stops once its socket and the subscriber buffer are full
+        io.tributary.daemon.dump.DumpSubscriber[] last = {null};
+        await("the stalled subscriber's position settles", Duration.ofSeconds(30), () -> {
+            io.tributary.daemon.dump.DumpSubscriber now = server.subscribers().get(1);
+            boolean settled = last[0] != null && now.sentPosition().equals(last[0].sentPosition())
+                    && server.largestSubscriberBacklogBytes() >= 64 * 1024;
+            last[0] = now;
+            if (!settled) {
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return settled;
+        });
+        corpus.append(writer, 1);
+        await("the tailing client got the new transaction", Duration.ofSeconds(10),
+                () -> count(events, EventType.XID) >= 1);
+        var endNow = writer.durability().current();
+        await("the tailing subscriber's position published", Duration.ofSeconds(10),
+                () -> endNow.position().equals(server.subscribers().get(0).sentPosition()));
+
+        List<io.tributary.daemon.dump.DumpSubscriber> subs = server.subscribers();
+
+        assertThat(subs).hasSize(2);
+        var t = subs.get(0);
+        var s = subs.get(1);
+        assertThat(t.connectionId()).isLessThan(s.connectionId());
+        assertThat(List.of(t.user(), s.user())).containsOnly(USER);
+        assertThat(s.remoteAddress()).isEqualTo("127.0.0.1:" + stalled.getLocalPort());
+        assertThat(t.remoteAddress()).startsWith("127.0.0.1:").isNotEqualTo(s.remoteAddress());
+        assertThat(s.connectedSince()).isBetween(before, java.time.Instant.now());
+        assertThat(s.request()).contains("from binlog.000001:4");
+        assertThat(t.behindBytes()).isZero();
+        assertThat(t.behindTransactions()).isZero();
+        assertThat(t.sentSequence()).isEqualTo(endNow.lastSequence());
+        var sent = s.sentPosition();
+        assertThat(sent.compareTo(endNow.position())).as("the stalled one at %s is behind %s", sent, endNow).isNegative();
+        long expected = java.nio.file.Files.size(dir.resolve(sent.file())) - sent.position();
+        for (var e : writer.index().entries()) {
+            if (e.number() > sent.fileNumber() && e.number() < endNow.position().fileNumber()) {
+                expected += java.nio.file.Files.size(dir.resolve(e.file()));
+            }
+        }
+        expected += endNow.position().position();
+        assertThat(endNow.position().fileNumber()).as("the end is files away").isGreaterThan(sent.fileNumber() + 2);
+        assertThat(s.behindBytes()).isEqualTo(expected);
+        assertThat(s.behindTransactions()).isEqualTo(endNow.lastSequence() - s.sentSequence()).isPositive();
+        assertThat(failures).isEmpty();
+        stalled.close();
+    }
+
     private record Phase(double p50Ms, double p99Ms, long burstMs) {
     }
 

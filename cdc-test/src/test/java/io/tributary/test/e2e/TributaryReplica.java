@@ -36,9 +36,17 @@ final class TributaryReplica implements AutoCloseable {
     }
 
     static TributaryReplica start() throws SQLException {
+        return start(List.of());
+    }
+
+    /**
+     * A replica started with extra server options, e.g. {@code --log-slave-updates}: it then writes what it applies
+     * to its own binlog ({@link #binlogDirectory}), in the order applied, under the GTIDs it received.
+     */
+    static TributaryReplica start(List<String> serverOptions) throws SQLException {
         ShardClusterConfig d = ShardClusterConfig.defaults();
         ShardCluster server = ShardCluster.start(new ShardClusterConfig(1, ShardFlavor.MARIADB_10_11, d.baseDir(),
-                Duration.ofSeconds(120), SERVER_ID, List.of()));
+                Duration.ofSeconds(120), SERVER_ID, serverOptions));
         try {
             return new TributaryReplica(server);
         } catch (SQLException | RuntimeException e) {
@@ -53,8 +61,18 @@ final class TributaryReplica implements AutoCloseable {
 
     /** CHANGE MASTER TO the daemon's dump port by GTID, then START SLAVE. */
     void follow(DaemonProcess daemon) throws SQLException {
+        follow(daemon.dumpPort());
+    }
+
+    /**
+     * CHANGE MASTER TO {@code 127.0.0.1:port} (a daemon's dump port, or a front door such as HAProxy) by GTID
+     * ({@code MASTER_USE_GTID=slave_pos}: it continues after what it has applied), then START SLAVE. A replica already
+     * running is stopped first: this is how a user moves a replica to another twin by hand.
+     */
+    synchronized void follow(int port) throws SQLException {
         try (Statement st = connection.createStatement()) {
-            st.execute("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=" + daemon.dumpPort()
+            st.execute("STOP SLAVE");
+            st.execute("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=" + port
                     + ", MASTER_USER='" + DaemonProcess.DUMP_USER + "', MASTER_PASSWORD='" + DaemonProcess.DUMP_PASSWORD
                     + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1");
             st.execute("START SLAVE");
@@ -129,6 +147,11 @@ final class TributaryReplica implements AutoCloseable {
 
     Path directory() {
         return server.directory();
+    }
+
+    /** Where the replica's own binlog files are ({@code mariadb-bin.NNNNNN}). */
+    Path binlogDirectory() {
+        return ((io.tributary.test.shard.EmbeddedMariaDbShard) server.shard(0)).binlogDirectory();
     }
 
     @Override

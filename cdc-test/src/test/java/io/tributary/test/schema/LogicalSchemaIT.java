@@ -225,6 +225,11 @@ class LogicalSchemaIT {
             assertThat(altered).contains("GENERATED ALWAYS AS (`customer` * 2) VIRTUAL");
             awaitCreateTable(d, "shop.orders", altered);
             assertThat(d.logContains("cannot apply the DDL statement")).isTrue();
+            java.util.Map<String, Double> metrics = d.metrics();
+            assertThat(metrics.get("tributary_schema_ddl_total{outcome=\"reread\"}")).as("in %s", metrics.keySet())
+                    .isEqualTo(1.0);
+            assertThat(metrics.get("tributary_schema_ddl_total{outcome=\"applied\"}")).isGreaterThanOrEqualTo(2.0);
+            assertThat(metrics.get("tributary_schema_ddl_total{outcome=\"failed\"}")).isZero();
 
             d.stop(Duration.ofSeconds(60));
             d.restart();
