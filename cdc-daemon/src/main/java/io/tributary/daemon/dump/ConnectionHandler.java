@@ -344,13 +344,13 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 state = State.CLOSED;
                 ctx.close();
             }
-            case MySqlProtocol.COM_PING -> reply(ctx, OkPacket.EMPTY);
-            case COM_INIT_DB -> reply(ctx, OkPacket.EMPTY);
+            case MySqlProtocol.COM_PING -> reply(ctx, ok());
+            case COM_INIT_DB -> reply(ctx, ok());
             case MySqlProtocol.COM_QUERY -> query(ctx, ComQuery.decode(in).sql());
             case MySqlProtocol.COM_REGISTER_SLAVE -> {
                 ComRegisterSlave r = ComRegisterSlave.decode(in);
                 session.registeredServerId = r.serverId();
-                reply(ctx, OkPacket.EMPTY);
+                reply(ctx, ok());
             }
             case MySqlProtocol.COM_BINLOG_DUMP -> {
                 ComBinlogDump d = ComBinlogDump.decode(in);
@@ -423,6 +423,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     }
 
     private void query(ChannelHandlerContext ctx, String sql) {
+        LOG.debug("dump connection {} ({}): {}", connectionId, user, sql);
         Answer a = context.responder().answer(sql, session);
         if (a instanceof Answer.Deferred d) {
             int seq = nextSequenceId;
@@ -439,24 +440,34 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                     answering = false;
                     lastReadNanos = System.nanoTime();
                     nextSequenceId = seq;
+                    refused(sql, result);
                     answer(ctx, result);
                 });
             });
             return;
         }
+        refused(sql, a);
         answer(ctx, a);
+    }
+
+    /** A statement answered with an error is logged: what a client sent that the dump server does not serve. */
+    private void refused(String sql, Answer a) {
+        if (a instanceof Answer.Error err && LOG.isInfoEnabled()) {
+            LOG.info("dump connection {} ({}): error {} for '{}': {}", connectionId, user, err.packet().code(),
+                    sql.length() > 300 ? sql.substring(0, 300) + "..." : sql, err.packet().message());
+        }
     }
 
     private void answer(ChannelHandlerContext ctx, Answer a) {
         if (a instanceof Answer.Error err) {
             reply(ctx, err.packet());
         } else if (a instanceof Answer.Rows rows) {
-            for (MySqlMessage m : rows.resultSet().messages(false, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT)) {
+            for (MySqlMessage m : rows.resultSet().messages(false, session.statusFlags())) {
                 send(ctx, m);
             }
             ctx.flush();
         } else if (a instanceof Answer.Ok) {
-            reply(ctx, OkPacket.EMPTY);
+            reply(ctx, ok());
         } else if (a instanceof Answer.Kill k) {
             kill(ctx, k);
         } else {
@@ -482,7 +493,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         boolean self = target.id() == connectionId;
         if (k.queryOnly() && (self || !context.connections().isDumping(target.channel()))) {
-            reply(ctx, OkPacket.EMPTY);
+            reply(ctx, ok());
             return;
         }
         LOG.info("dump connection {} ({}@{}): killed by connection {} ({})", target.id(), target.user(),
@@ -493,7 +504,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             return;
         }
         target.channel().close();
-        reply(ctx, OkPacket.EMPTY);
+        reply(ctx, ok());
+    }
+
+    /** OK with the session's status flags (autocommit off after {@code SET autocommit=0}: MariaDB Connector/J reads it there). */
+    private OkPacket ok() {
+        return new OkPacket(0, 0, session.statusFlags(), 0, "");
     }
 
     private void reply(ChannelHandlerContext ctx, MySqlMessage m) {

@@ -1,6 +1,7 @@
 package io.tributary.daemon.dump;
 
 import io.tributary.core.event.BinlogFlavor;
+import io.tributary.core.packet.MySqlProtocol;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -50,6 +51,17 @@ final class DumpSession {
 
     String sessionVariable(String name) {
         return sessionVariables.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * The server status flags a server reports to this session in its OK and EOF packets: autocommit on, unless the
+     * session turned it off ({@code SET autocommit=0}). MariaDB Connector/J's {@code getAutoCommit()} reads the flag
+     * (Debezium's MariaDB connector checks it before its snapshot's statements), MySQL Connector/J keeps its own.
+     */
+    int statusFlags() {
+        String v = sessionVariable("autocommit");
+        boolean off = v != null && (v.equals("0") || v.equalsIgnoreCase("OFF") || v.equalsIgnoreCase("FALSE"));
+        return off ? 0 : MySqlProtocol.SERVER_STATUS_AUTOCOMMIT;
     }
 
     /** Whether the client asked for CRC32 checksums on the events the server makes up (fake rotate, heartbeat). */

@@ -96,6 +96,10 @@ final class QueryResponder {
         if (SET_STATEMENT.matcher(s).lookingAt()) {
             return setStatement(s, session);
         }
+        Answer lockOrTransaction = LockAndTransactionStatements.answer(s);
+        if (lockOrTransaction != null) {
+            return lockOrTransaction;
+        }
         try {
             Answer aboutSchema = schemaStatements.answer(s, session);
             if (aboutSchema != null) {
@@ -320,6 +324,18 @@ final class QueryResponder {
                 yield b.toString();
             }
             case "GTID_SUBTRACT" -> gtidSubtract(eval(args.get(0), session, snap), eval(args.get(1), session, snap));
+            case "TIMEDIFF" -> {
+                if (args.size() != 2) {
+                    throw new UnsupportedStatement("TIMEDIFF() takes two arguments, got " + args.size());
+                }
+                yield TimeValues.timediff(eval(args.get(0), session, snap), eval(args.get(1), session, snap));
+            }
+            case "TIME_TO_SEC" -> {
+                if (args.size() != 1) {
+                    throw new UnsupportedStatement("TIME_TO_SEC() takes one argument, got " + args.size());
+                }
+                yield TimeValues.timeToSec(eval(args.get(0), session, snap));
+            }
             default -> throw new UnsupportedStatement("function " + name + "() is not served");
         };
     }
@@ -567,6 +583,12 @@ final class QueryResponder {
         switch (words) {
             case "SHOW MASTER STATUS", "SHOW BINARY LOG STATUS" -> {
                 return masterStatus();
+            }
+            case "SHOW BINLOG STATUS" -> { // MariaDB 10.5.2+'s name for it; MySQL has none such
+                if (variables.flavor().isMariaDb()) {
+                    return masterStatus();
+                }
+                return parseError("BINLOG STATUS");
             }
             case "SHOW BINARY LOGS", "SHOW MASTER LOGS" -> {
                 return new Answer.Deferred(this::binaryLogs);

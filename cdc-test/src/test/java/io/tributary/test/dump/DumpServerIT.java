@@ -382,6 +382,28 @@ class DumpServerIT {
         }
     }
 
+    /**
+     * Issue 16: MariaDB Connector/J reads autocommit from the server status flags of the answers: after
+     * {@code setAutoCommit(false)} it must see it off (Debezium's MariaDB connector refuses its snapshot otherwise).
+     */
+    @Test
+    void mariaDbConnectorJSeesTheAutocommitItSet() throws Exception {
+        start(BinlogFlavor.MARIADB, 64 * 1024, "0", 5);
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + server.port() + "/",
+                USER, PASSWORD)) {
+            assertThat(c.getAutoCommit()).isTrue();
+            c.setAutoCommit(false);
+            assertThat(c.getAutoCommit()).as("after SET autocommit=0").isFalse();
+            try (java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery("SELECT @@autocommit")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isZero();
+            }
+            assertThat(c.getAutoCommit()).as("after a result set").isFalse();
+            c.setAutoCommit(true);
+            assertThat(c.getAutoCommit()).isTrue();
+        }
+    }
+
     /** Issue 16: the {@code mariadb} client sends Debezium's MariaDB connector's wrapped statement and gets the answer. */
     @Test
     void theMariaDbClientGetsSetStatementForAnswered() throws Exception {
