@@ -68,19 +68,24 @@ public final class CheckpointFile {
         return file;
     }
 
+    /** Writes all of {@code bytes} at the channel's position, then forces them to disk when {@code sync}. */
+    public static void writeFully(FileChannel ch, byte[] bytes, boolean sync) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+        if (sync) {
+            ch.force(true);
+        }
+    }
+
     /** Replaces the stored checkpoint atomically and durably. */
     public void write(BinlogCheckpoint checkpoint) throws IOException {
         byte[] bytes = format(checkpoint).getBytes(StandardCharsets.UTF_8);
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer b = ByteBuffer.wrap(bytes);
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-            if (sync) {
-                ch.force(true);
-            }
+            writeFully(ch, bytes, sync);
         } catch (IOException e) {
             Files.deleteIfExists(tmp);
             throw e;

@@ -12,7 +12,6 @@ import io.tributary.storage.checkpoint.CheckpointFile;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -240,13 +239,7 @@ public final class SchemaHistory {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             try {
                 ch.position(size);
-                ByteBuffer b = ByteBuffer.wrap(bytes);
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
-                if (sync) {
-                    ch.force(true);
-                }
+                CheckpointFile.writeFully(ch, bytes, sync);
             } catch (IOException e) {
                 ch.truncate(size); // never leave half an entry for the next one to follow
                 throw e;

@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The files are kept in a cache directory ({@code ~/.cache/tributary/bench/}) keyed by size, so the
  * load runs once per machine; progress is printed every five seconds.
  */
-final class ShardBinlogGenerator {
+public final class ShardBinlogGenerator {
 
     private static final int TABLES = 4;
     private static final int ROWS_PER_TABLE = 25_000;
@@ -184,7 +184,8 @@ final class ShardBinlogGenerator {
         }
     }
 
-    private static long binlogBytes(Statement s) throws SQLException {
+    /** The bytes of all the server's binlog files, by {@code SHOW BINARY LOGS}. */
+    public static long binlogBytes(Statement s) throws SQLException {
         long total = 0;
         try (ResultSet rs = s.executeQuery("SHOW BINARY LOGS")) {
             while (rs.next()) {

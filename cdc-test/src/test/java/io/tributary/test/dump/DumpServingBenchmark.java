@@ -6,6 +6,7 @@ import io.tributary.daemon.dump.DumpServerConfig;
 import io.tributary.daemon.dump.DumpUser;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.test.bench.BenchCharts;
+import io.tributary.test.bench.ShardBinlogGenerator;
 import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardClusterConfig;
 import io.tributary.test.shard.ShardInfo;
@@ -13,8 +14,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -267,7 +266,7 @@ public final class DumpServingBenchmark {
         }
         try (Connection c = shard.openAdminConnection(); Statement s = c.createStatement()) {
             long lastReport = System.nanoTime();
-            for (long bytes; (bytes = binlogBytes(s)) < target; Thread.sleep(200)) {
+            for (long bytes; (bytes = ShardBinlogGenerator.binlogBytes(s)) < target; Thread.sleep(200)) {
                 if (System.nanoTime() - lastReport > 5_000_000_000L) {
                     double secs = (System.nanoTime() - started) / 1e9;
                     System.out.printf("  %4.0f s  %5d of %d MB%n", secs, bytes >> 20, target >> 20);
@@ -295,16 +294,6 @@ public final class DumpServingBenchmark {
             c[i] = Character.forDigit(random.nextInt(36), 36);
         }
         return new String(c);
-    }
-
-    private static long binlogBytes(Statement s) throws SQLException {
-        long total = 0;
-        try (ResultSet rs = s.executeQuery("SHOW BINARY LOGS")) {
-            while (rs.next()) {
-                total += rs.getLong(2);
-            }
-        }
-        return total;
     }
 
     private static double median(List<Double> xs) {
