@@ -21,13 +21,24 @@ import java.util.concurrent.atomic.AtomicReference;
  * committed {@code seq}s are 1, 2, 3 ... in commit order, each committed XA has one row on each of its shards, and a
  * rolled-back XA leaves no row anywhere. {@link #committed}, {@link #committedXa} and {@link #rolledBackXa} say what a
  * subscriber must have received. Any SQL error stops it ({@link #failure}): the shards are not touched here.
+ * <p>
+ * Every {@code largeEveryMillis} (0: never) the transaction is a large one, alternately single-shard and XA over 2-3
+ * shards (never rolled back): besides its audit row, each of its shards gets {@value #LARGE_PARTS} rows of
+ * {@value #LARGE_PART_BYTES} bytes in {@code audit_<s>.large_<s>} (logical {@code audit.large}, rows {@code (shard,
+ * seq, part, payload)} with the {@code seq} of the audit row written with them), in the same transaction.
+ * {@link #committedLarge} lists them.
  */
 final class AuditLoad implements AutoCloseable {
 
     static final String DATABASE = "audit";
+    static final int LARGE_PARTS = 2;
+    /** 64 hex characters repeated: 2 MiB. */
+    static final int LARGE_PART_BYTES = 64 * 32768;
 
     private final List<ShardInfo> shards;
     private final long periodMillis;
+    private final long largeEveryMillis;
+    private final List<String> committedLarge = Collections.synchronizedList(new ArrayList<>());
     private final Random random;
     private final long[] next;
     private final Map<String, List<Integer>> committedXa = Collections.synchronizedMap(new LinkedHashMap<>());
@@ -37,8 +48,13 @@ final class AuditLoad implements AutoCloseable {
     private Thread thread;
 
     AuditLoad(List<ShardInfo> shards, long seed, long periodMillis) {
+        this(shards, seed, periodMillis, 0);
+    }
+
+    AuditLoad(List<ShardInfo> shards, long seed, long periodMillis, long largeEveryMillis) {
         this.shards = List.copyOf(shards);
         this.periodMillis = periodMillis;
+        this.largeEveryMillis = largeEveryMillis;
         this.random = new Random(seed);
         this.next = new long[shards.size()];
         java.util.Arrays.fill(next, 1);
@@ -48,12 +64,18 @@ final class AuditLoad implements AutoCloseable {
         return DATABASE + "_" + shard + ".events_" + shard;
     }
 
+    static String largeTable(int shard) {
+        return DATABASE + "_" + shard + ".large_" + shard;
+    }
+
     void prepare() throws SQLException {
         for (int s = 0; s < shards.size(); s++) {
             try (Connection c = shards.get(s).openAdminConnection(); Statement st = c.createStatement()) {
                 st.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE + "_" + s);
                 st.execute("CREATE TABLE IF NOT EXISTS " + table(s) + " (shard INT NOT NULL, seq BIGINT NOT NULL,"
                         + " xa VARCHAR(64) NULL, PRIMARY KEY (shard, seq)) ENGINE=InnoDB");
+                st.execute("CREATE TABLE IF NOT EXISTS " + largeTable(s) + " (shard INT NOT NULL, seq BIGINT NOT NULL,"
+                        + " part INT NOT NULL, payload LONGBLOB NOT NULL, PRIMARY KEY (shard, seq, part)) ENGINE=InnoDB");
             }
         }
     }
@@ -80,13 +102,29 @@ final class AuditLoad implements AutoCloseable {
                 cs[s].setAutoCommit(true);
             }
             long xas = 0;
+            long larges = 0;
+            long nextLarge = largeEveryMillis > 0 ? System.nanoTime() + largeEveryMillis * 1_000_000 : Long.MAX_VALUE;
             while (running) {
                 Thread.sleep(periodMillis);
+                boolean large = System.nanoTime() >= nextLarge;
+                if (large) {
+                    nextLarge = System.nanoTime() + largeEveryMillis * 1_000_000;
+                    larges++;
+                }
                 double pick = random.nextDouble();
-                if (pick < 0.7 || cs.length < 2) {
+                if (large ? larges % 2 == 1 || cs.length < 2 : pick < 0.7 || cs.length < 2) {
                     int s = random.nextInt(cs.length);
                     try (Statement st = cs[s].createStatement()) {
+                        if (large) {
+                            cs[s].setAutoCommit(false);
+                        }
                         st.executeUpdate("INSERT INTO " + table(s) + " VALUES (" + s + ", " + next[s] + ", NULL)");
+                        if (large) {
+                            insertLarge(st, s, next[s]);
+                            cs[s].commit();
+                            cs[s].setAutoCommit(true);
+                            committedLarge.add(s + ":" + next[s]);
+                        }
                     }
                     synchronized (this) {
                         next[s]++;
@@ -98,14 +136,17 @@ final class AuditLoad implements AutoCloseable {
                     use.add(s);
                 }
                 Collections.shuffle(use, random);
-                use = new ArrayList<>(use.subList(0, 2 + random.nextInt(Math.min(3, cs.length - 1))));
+                use = new ArrayList<>(use.subList(0, 2 + random.nextInt(Math.min(large ? 2 : 3, cs.length - 1))));
                 Collections.sort(use);
                 String gtrid = "audit-" + ++xas;
-                boolean rollback = random.nextDouble() < 0.1;
+                boolean rollback = !large && random.nextDouble() < 0.1;
                 for (int s : use) {
                     try (Statement st = cs[s].createStatement()) {
                         st.execute("XA START '" + gtrid + "','s" + s + "'");
                         st.executeUpdate("INSERT INTO " + table(s) + " VALUES (" + s + ", " + next[s] + ", '" + gtrid + "')");
+                        if (large) {
+                            insertLarge(st, s, next[s]);
+                        }
                         st.execute("XA END '" + gtrid + "','s" + s + "'");
                         st.execute("XA PREPARE '" + gtrid + "','s" + s + "'");
                     }
@@ -120,6 +161,9 @@ final class AuditLoad implements AutoCloseable {
                 } else {
                     synchronized (this) {
                         for (int s : use) {
+                            if (large) {
+                                committedLarge.add(s + ":" + next[s]);
+                            }
                             next[s]++;
                         }
                     }
@@ -140,6 +184,21 @@ final class AuditLoad implements AutoCloseable {
                     }
                 }
             }
+        }
+    }
+
+    /** {@value #LARGE_PARTS} rows of {@value #LARGE_PART_BYTES} bytes, made by the shard itself. */
+    private static void insertLarge(Statement st, int shard, long seq) throws SQLException {
+        for (int part = 1; part <= LARGE_PARTS; part++) {
+            st.executeUpdate("INSERT INTO " + largeTable(shard) + " VALUES (" + shard + ", " + seq + ", " + part
+                    + ", REPEAT(SHA2('" + shard + "-" + seq + "-" + part + "', 256), " + LARGE_PART_BYTES / 64 + "))");
+        }
+    }
+
+    /** The large transactions' rows committed, as {@code shard:seq} of the audit row written with them. */
+    List<String> committedLarge() {
+        synchronized (committedLarge) {
+            return List.copyOf(committedLarge);
         }
     }
 

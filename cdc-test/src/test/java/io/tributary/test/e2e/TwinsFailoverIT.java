@@ -72,6 +72,8 @@ class TwinsFailoverIT {
     static final Duration THIRD_KILL_AT = Duration.ofSeconds(70);
     static final long JITTER_MS = 5000;
     static final Duration LOAD = Duration.ofSeconds(Long.getLong("tributary.failover.seconds", 120));
+    /** A large audit transaction (4 MiB a shard, single or XA) this often: about 10 in the run, each spilled. */
+    static final Duration LARGE_EVERY = Duration.ofSeconds(11);
     private static final Path TOOL = Path.of("/usr/bin/mariadb-binlog");
     private static final Pattern GTID = Pattern.compile("^#.*\\bGTID (\\d+)-(\\d+)-(\\d+)\\b");
     private static final Pattern COLUMN = Pattern.compile("^###\\s+@(\\d+)=(.*)$");
@@ -84,11 +86,12 @@ class TwinsFailoverIT {
         assumeTrue(Files.isExecutable(TOOL), TOOL + " is not installed (mariadb-client)");
         OltpWriteOnlyLoad.Options options = SteadyLoadEndToEndIT.loadOptions(7);
         Process proxy = null;
+        RemoteBinlogReader remote = null;
         DaemonProcess a = twin(shards, dir.resolve("a"), 0).start();
         DaemonProcess b = null;
         try (TributaryReplica replica = TributaryReplica.start(List.of("--log-slave-updates"));
                 OltpWriteOnlyLoad load = new OltpWriteOnlyLoad(shards.infos(), options);
-                AuditLoad audit = new AuditLoad(shards.infos(), 7, 25)) {
+                AuditLoad audit = new AuditLoad(shards.infos(), 7, 25, LARGE_EVERY.toMillis())) {
             b = twin(shards, dir.resolve("b"), 1).start();
             int front = freePort();
             Path cfg = dir.resolve("haproxy.cfg");
@@ -100,6 +103,8 @@ class TwinsFailoverIT {
             awaitListening(front, proxy, haproxyLog);
             replica.follow(front);
             ReplicaWatch watch = new ReplicaWatch(replica);
+            remote = new RemoteBinlogReader(TOOL, front, TwinsIT.files(TwinsIT.binlog(a)).get(0),
+                    dir.resolve("remote"));
             long t0 = System.nanoTime();
             log(t0, "twins a (pid %d, dump %d) and b (pid %d, dump %d) up; HAProxy on %d; replica %s follows HAProxy",
                     a.pid(), a.dumpPort(), b.pid(), b.dumpPort(), front, replica.info());
@@ -181,6 +186,11 @@ class TwinsFailoverIT {
             replica.awaitApplied(global, Duration.ofSeconds(120));
             watch.close();
             log(t0, "twins and replica caught up at %s; replica errors seen on the way: %s", global, watch.errors());
+            remote.awaitTransaction(global, Duration.ofSeconds(120));
+            Path remoteText = remote.joinInto(Path.of("target", "e2e-logs", "failover-remote-binlog.txt")
+                    .toAbsolutePath());
+            List<RemoteBinlogReader.Session> runs = remote.sessions();
+            runs.forEach(r -> log(t0, "mariadb-binlog through HAProxy, run %s", r));
 
             TwinsIT.awaitSameEnd(TwinsIT.binlog(a), TwinsIT.binlog(b), Duration.ofSeconds(60));
             List<String> names = TwinsIT.files(TwinsIT.binlog(a));
@@ -192,52 +202,46 @@ class TwinsFailoverIT {
             results.forEach(r -> log(t0, "%s", r));
             assertThat(results).as("logical tables compared").hasSize(options.tables())
                     .allSatisfy(r -> assertThat(r.equal()).as("%s", r).isTrue());
+            for (String table : List.of("events", "large")) {
+                UnionComparison.Result r = UnionComparison.compare(shards.infos(), replica,
+                        AuditLoad.DATABASE + "." + table, "events".equals(table) ? AuditLoad::table : AuditLoad::largeTable);
+                log(t0, "%s", r);
+                assertThat(r.equal()).as("%s", r).isTrue();
+            }
 
-            Applied applied = Applied.read(replica.binlogDirectory());
+            Applied applied = Applied.read(replica.binlogDirectory(), "failover-replica-binlog.txt");
             long lastSeq = Long.parseLong(global.substring(global.lastIndexOf('-') + 1));
-            assertThat(applied.sequences()).as("GTIDs in the replica's binlog (%d of them)", applied.sequences().size())
-                    .hasSize((int) lastSeq).isSorted().doesNotHaveDuplicates();
-            assertThat(applied.sequences().get(applied.sequences().size() - 1)).isEqualTo(lastSeq);
-            assertThat(applied.physicalNames()).as("physical or heartbeat names in what the replica applied").isEmpty();
             long[] committed = audit.committed();
+            Map<String, List<Integer>> xas = audit.committedXa();
+            assertThat(xas).as("audit XA transactions committed").isNotEmpty();
+            List<String> large = audit.committedLarge();
+            assertThat(large).as("rows of large audit transactions committed").hasSizeGreaterThanOrEqualTo(6);
             // XA transactions whose commits cross on two shards wait for each other: the sorter breaks such a cycle by
             // writing one of them ahead of its shards' commit order, and says so (GlobalSorter, invariant 4)
             Set<String> writtenAhead = new LinkedHashSet<>(writtenAhead(a));
             writtenAhead.addAll(writtenAhead(b));
-            for (int s = 0; s < shards.size(); s++) {
-                List<Long> expected = new ArrayList<>();
-                for (long q = 1; q <= committed[s]; q++) {
-                    expected.add(q);
-                }
-                assertThat(applied.auditSeqs(s)).as("audit rows of shard %d, each once", s)
-                        .containsExactlyInAnyOrderElementsOf(expected);
-                assertThat(applied.auditSeqsWithout(s, writtenAhead)).as("audit rows of shard %d in the order applied,"
-                        + " but for those of the XA transactions written ahead to break a commit cycle %s", s, writtenAhead)
-                        .isSorted();
-            }
-            Map<String, List<Integer>> xas = audit.committedXa();
-            assertThat(xas).as("audit XA transactions committed").isNotEmpty();
-            for (Map.Entry<String, List<Integer>> x : xas.entrySet()) {
-                assertThat(applied.xaTransactions(x.getKey())).as("global transactions holding XA %s's rows", x.getKey())
-                        .hasSize(1);
-                assertThat(applied.xaShards(x.getKey())).as("shards of XA %s's rows", x.getKey())
-                        .containsExactlyElementsOf(x.getValue());
-            }
-            for (String rolledBack : audit.rolledBackXa()) {
-                assertThat(applied.xaShards(rolledBack)).as("rows of rolled-back XA %s", rolledBack).isEmpty();
-            }
-
+            assertEveryShardTransactionOnce("the replica's binlog", applied, lastSeq, audit, writtenAhead);
+            Applied read = Applied.parse(remoteText);
+            assertEveryShardTransactionOnce("what mariadb-binlog read through HAProxy (" + remoteText + ", " + runs.size()
+                    + " runs)", read, lastSeq, audit, writtenAhead);
+            assertThat(runs.stream().filter(r -> r.position() > 4)).as("mariadb-binlog runs resumed by file and"
+                    + " position after a twin died").hasSizeGreaterThanOrEqualTo(2);
             assertThat(TwinsIT.heartbeatProblems(a)).as("WARN/ERROR lines about heartbeats in twin a's logs").isEmpty();
             assertThat(TwinsIT.heartbeatProblems(b)).as("WARN/ERROR lines about heartbeats in twin b's logs").isEmpty();
             System.out.printf(Locale.ROOT, "E2E twins failover: %d transactions (%d XA) + %d audit transactions (%d XA, %d"
                     + " rolled back) in %d s; replica through HAProxy moved from twin a to twin b %d ms after kill -9;"
                     + " moved by GTID to twin a (restarted, behind: dump.aheadWait) and streaming %d ms after its start;"
                     + " back through HAProxy to twin b %d ms after twin a's second kill -9;"
-                    + " %d global transactions applied once each, in order; %d binlog files identical%n", load.commits(),
+                    + " %d global transactions applied once each, in order; %d binlog files identical; %d large (4 MiB a"
+                    + " shard) audit rows; mariadb-binlog through HAProxy restarted %d times, read every transaction"
+                    + " once%n", load.commits(),
                     load.xaCommits(), java.util.Arrays.stream(committed).sum() - xas.values().stream().mapToLong(List::size)
                             .sum() + xas.size(), xas.size(), audit.rolledBackXa().size(), LOAD.toSeconds(), failoverMs,
-                    secondMs - restartMs, thirdMs, lastSeq, names.size());
+                    secondMs - restartMs, thirdMs, lastSeq, names.size(), large.size(), runs.size() - 1);
         } finally {
+            if (remote != null) {
+                remote.close();
+            }
             stopProcess(proxy);
             if (b != null) {
                 TwinsIT.keepLogs(b, "failover-b");
@@ -249,11 +253,13 @@ class TwinsFailoverIT {
     }
 
     /**
-     * What the replica applied, read from its own binlog with mariadb-binlog (its output is kept in
-     * target/e2e-logs/failover-replica-binlog.txt).
+     * What a binlog holds, read from {@code mariadb-binlog --verbose} text: GTIDs in order, audit rows (shard, seq,
+     * xa) with the GTID of the transaction holding each, the large rows ({@code shard:seq} of their audit row, and
+     * the GTIDs holding them, per part), and any physical or heartbeat name.
      */
     record Applied(List<Long> sequences, Map<Integer, List<Long>> audit, Map<Integer, List<String>> auditXa,
-            Map<String, Set<Long>> xaTransactions, Map<String, List<Integer>> xaShardsApplied, Set<String> physicalNames) {
+            Map<String, Set<Long>> xaTransactions, Map<String, List<Integer>> xaShardsApplied, Set<String> physicalNames,
+            Map<String, Long> auditGtids, Map<String, List<Long>> largeGtids) {
 
         List<Long> auditSeqs(int shard) {
             return audit.getOrDefault(shard, List.of());
@@ -280,7 +286,13 @@ class TwinsFailoverIT {
             return xaShardsApplied.getOrDefault(gtrid, List.of());
         }
 
-        static Applied read(Path binlogDir) throws IOException, InterruptedException {
+        /** The GTIDs of the transactions holding the large rows written with audit row {@code shardSeq}, one per row. */
+        List<Long> largeGtids(String shardSeq) {
+            return largeGtids.getOrDefault(shardSeq, List.of());
+        }
+
+        /** The replica's binlog files, decoded with mariadb-binlog into target/e2e-logs/{@code name}, read. */
+        static Applied read(Path binlogDir, String name) throws IOException, InterruptedException {
             List<String> files;
             try (Stream<Path> list = Files.list(binlogDir)) {
                 files = list.map(p -> p.toString()).filter(p -> p.matches(".*/mariadb-bin\\.\\d+")).sorted().toList();
@@ -288,72 +300,117 @@ class TwinsFailoverIT {
             List<String> cmd = new ArrayList<>(List.of(TOOL.toString(), "--no-defaults", "--verbose",
                     "--base64-output=DECODE-ROWS"));
             cmd.addAll(files);
-            Path text = Path.of("target", "e2e-logs", "failover-replica-binlog.txt").toAbsolutePath();
+            Path text = Path.of("target", "e2e-logs", name).toAbsolutePath();
             Files.createDirectories(text.getParent());
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(text.toFile()).start();
             assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("mariadb-binlog finished").isTrue();
             assertThat(p.exitValue()).as("mariadb-binlog exit status on %s", files).isZero();
-            List<Long> sequences = new ArrayList<>();
-            Map<Integer, List<Long>> audit = new TreeMap<>();
-            Map<Integer, List<String>> auditXa = new TreeMap<>();
-            Map<String, Set<Long>> xaTransactions = new HashMap<>();
-            Map<String, List<Integer>> xaShards = new HashMap<>();
-            Set<String> physical = new LinkedHashSet<>();
+            return parse(text);
+        }
+
+        /** Reads mariadb-binlog's {@code --verbose --base64-output=DECODE-ROWS} text. */
+        static Applied parse(Path text) throws IOException {
+            Applied a = new Applied(new ArrayList<>(), new TreeMap<>(), new TreeMap<>(), new HashMap<>(), new HashMap<>(),
+                    new LinkedHashSet<>(), new HashMap<>(), new HashMap<>());
             long current = -1;
-            boolean inAudit = false;
+            String table = null;
             Map<Integer, String> row = new HashMap<>();
-            try (BufferedReader r = Files.newBufferedReader(text, StandardCharsets.UTF_8)) {
+            try (BufferedReader r = Files.newBufferedReader(text, StandardCharsets.ISO_8859_1)) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     Matcher g = GTID.matcher(line);
                     if (g.find()) {
-                        flush(row, inAudit, current, audit, auditXa, xaTransactions, xaShards);
-                        inAudit = false;
+                        a.flush(row, table, current);
+                        table = null;
                         current = Long.parseLong(g.group(3));
-                        sequences.add(current);
+                        a.sequences.add(current);
                         continue;
                     }
                     if (!line.startsWith("###")) {
                         continue;
                     }
                     if (line.contains("`audit_") || line.contains("`sbtest_") || line.contains("__cdc")) {
-                        physical.add(line);
+                        a.physicalNames.add(line);
                     }
                     if (line.startsWith("### INSERT INTO ") || line.startsWith("### UPDATE ")
                             || line.startsWith("### DELETE FROM ")) {
-                        flush(row, inAudit, current, audit, auditXa, xaTransactions, xaShards);
-                        inAudit = line.startsWith("### INSERT INTO `" + AuditLoad.DATABASE + "`.`events`");
+                        a.flush(row, table, current);
+                        table = line.startsWith("### INSERT INTO `" + AuditLoad.DATABASE + "`.`events`") ? "events"
+                                : line.startsWith("### INSERT INTO `" + AuditLoad.DATABASE + "`.`large`") ? "large"
+                                : null;
                         continue;
                     }
                     Matcher c = COLUMN.matcher(line);
-                    if (inAudit && c.find()) {
-                        if (row.containsKey(Integer.parseInt(c.group(1)))) {
-                            flush(row, true, current, audit, auditXa, xaTransactions, xaShards);
+                    if (table != null && c.find()) {
+                        int column = Integer.parseInt(c.group(1));
+                        if (row.containsKey(column)) {
+                            a.flush(row, table, current);
                         }
-                        row.put(Integer.parseInt(c.group(1)), c.group(2).strip());
+                        row.put(column, column <= 3 ? c.group(2).strip() : "");
                     }
                 }
-                flush(row, inAudit, current, audit, auditXa, xaTransactions, xaShards);
+                a.flush(row, table, current);
             }
-            return new Applied(sequences, audit, auditXa, xaTransactions, xaShards, physical);
+            return a;
         }
 
-        /** One audit row read (columns 1..3) is recorded and {@code row} cleared. */
-        private static void flush(Map<Integer, String> row, boolean inAudit, long gtid, Map<Integer, List<Long>> audit,
-                Map<Integer, List<String>> auditXa, Map<String, Set<Long>> xaTransactions,
-                Map<String, List<Integer>> xaShards) {
-            if (inAudit && row.size() >= 3) {
+        /** One audit or large row read (its first columns) is recorded and {@code row} cleared. */
+        private void flush(Map<Integer, String> row, String table, long gtid) {
+            if ("events".equals(table) && row.size() >= 3) {
                 int shard = Integer.parseInt(row.get(1));
                 audit.computeIfAbsent(shard, k -> new ArrayList<>()).add(Long.parseLong(row.get(2)));
+                auditGtids.put(shard + ":" + row.get(2), gtid);
                 String xa = row.get(3);
                 auditXa.computeIfAbsent(shard, k -> new ArrayList<>()).add("NULL".equals(xa) ? null : xa.replace("'", ""));
                 if (!"NULL".equals(xa)) {
                     String gtrid = xa.replace("'", "");
                     xaTransactions.computeIfAbsent(gtrid, k -> new LinkedHashSet<>()).add(gtid);
-                    xaShards.computeIfAbsent(gtrid, k -> new ArrayList<>()).add(shard);
+                    xaShardsApplied.computeIfAbsent(gtrid, k -> new ArrayList<>()).add(shard);
                 }
+            } else if ("large".equals(table) && row.size() >= 4) {
+                largeGtids.computeIfAbsent(row.get(1) + ":" + row.get(2), k -> new ArrayList<>()).add(gtid);
             }
             row.clear();
+        }
+    }
+
+    /**
+     * What {@code got} holds, read by {@code who}: every global transaction once, in GTID order, up to {@code lastSeq};
+     * every committed audit row once, each shard's in its commit order but for XA transactions written ahead; each
+     * committed XA's rows in one transaction, on its shards; no rolled-back XA; the large rows of each large
+     * transaction all there, once, in the transaction of its audit row; only logical names.
+     */
+    private static void assertEveryShardTransactionOnce(String who, Applied got, long lastSeq, AuditLoad audit,
+            Set<String> writtenAhead) {
+        assertThat(got.sequences()).as("GTIDs in %s (%d of them)", who, got.sequences().size())
+                .hasSize((int) lastSeq).isSorted().doesNotHaveDuplicates();
+        assertThat(got.sequences().get(got.sequences().size() - 1)).as("last GTID in %s", who).isEqualTo(lastSeq);
+        assertThat(got.physicalNames()).as("physical or heartbeat names in %s", who).isEmpty();
+        long[] committed = audit.committed();
+        for (int s = 0; s < committed.length; s++) {
+            List<Long> expected = new ArrayList<>();
+            for (long q = 1; q <= committed[s]; q++) {
+                expected.add(q);
+            }
+            assertThat(got.auditSeqs(s)).as("audit rows of shard %d in %s, each once", s, who)
+                    .containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(got.auditSeqsWithout(s, writtenAhead)).as("audit rows of shard %d in %s in order, but for those"
+                    + " of the XA transactions written ahead to break a commit cycle %s", s, who, writtenAhead).isSorted();
+        }
+        for (Map.Entry<String, List<Integer>> x : audit.committedXa().entrySet()) {
+            assertThat(got.xaTransactions(x.getKey())).as("transactions in %s holding XA %s's rows", who, x.getKey())
+                    .hasSize(1);
+            assertThat(got.xaShards(x.getKey())).as("shards of XA %s's rows in %s", x.getKey(), who)
+                    .containsExactlyElementsOf(x.getValue());
+        }
+        for (String rolledBack : audit.rolledBackXa()) {
+            assertThat(got.xaShards(rolledBack)).as("rows of rolled-back XA %s in %s", rolledBack, who).isEmpty();
+        }
+        for (String shardSeq : audit.committedLarge()) {
+            Long gtid = got.auditGtids().get(shardSeq);
+            assertThat(got.largeGtids(shardSeq)).as("transactions in %s holding the %d large rows written with audit row"
+                    + " %s", who, AuditLoad.LARGE_PARTS, shardSeq).hasSize(AuditLoad.LARGE_PARTS)
+                    .containsOnly(gtid);
         }
     }
 
@@ -427,6 +484,7 @@ class TwinsFailoverIT {
         return DaemonProcess.builder(shards.infos(), dir).flavor("mariadb").readerIdBlock(readerIdBlock)
                 .heap("384m")
                 .property("binlog.file.size", "1MB")
+                .property("storage.txnPersistThreshold", "2MB") // the large audit transactions spill
                 .property("logging.level.root", "WARN")
                 .property("logging.level.io.tributary.daemon.runtime", "INFO")
                 .property("logging.level.io.tributary.daemon.dump.BinlogStreamer", "INFO");
