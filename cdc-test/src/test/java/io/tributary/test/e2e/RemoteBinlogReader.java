@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
  * {@code mariadb-binlog --read-from-remote-server --stop-never --verbose} on one address (HAProxy's), and the
  * operator who restarts it: the client exits when its connection drops (a twin killed), so each time it does, the
  * text it printed is cut at the start of the last transaction it began (that one may be incomplete) and the client
- * is started again from that transaction's file and position ({@code --start-position}), through the same address.
+ * is started again from that transaction's file and position ({@code --start-position}), through the same address,
+ * after half a second (HAProxy may still send it to the dead twin for a few seconds: that run fails and the next
+ * one tries again).
  * The twins write byte-identical files, so the position is the same on whichever twin the address leads to. Each
  * run's output is kept in {@code dir/session-N.txt} (its errors in {@code .err}); {@link #close} joins them, the last
  * one whole, into one text, which holds every transaction read exactly once.
@@ -32,7 +34,7 @@ final class RemoteBinlogReader implements AutoCloseable {
     }
 
     private static final Pattern ROTATE = Pattern.compile("\\bRotate to (\\S+)\\s+pos: (\\d+)");
-    private static final Pattern AT = Pattern.compile("^# at (\\d+)$");
+    private static final Pattern END = Pattern.compile("^#\\d{6}\\s.*\\bend_log_pos (\\d+)\\b");
     private static final Pattern GTID = Pattern.compile("^#.*\\bGTID \\d+-\\d+-\\d+\\b");
 
     private final Path tool;
@@ -52,6 +54,11 @@ final class RemoteBinlogReader implements AutoCloseable {
         this.tool = tool;
         this.port = port;
         this.dir = Files.createDirectories(dir);
+        try (java.util.stream.Stream<Path> old = Files.list(dir)) {
+            for (Path f : old.filter(f -> f.getFileName().toString().startsWith("session-")).toList()) {
+                Files.delete(f);
+            }
+        }
         this.file = firstFile;
         this.position = 4;
         this.thread = new Thread(this::run, "remote-binlog-reader");
@@ -103,11 +110,13 @@ final class RemoteBinlogReader implements AutoCloseable {
 
     /**
      * Cuts {@code text} before the {@code # at} line of its last GTID event and makes that event's file and position
-     * the next start; a text without a GTID event is kept and the start stays.
+     * the next start; a text without a GTID event is kept and the start stays. The position is the {@code end_log_pos}
+     * of the event printed before the GTID event (the client's {@code # at} lines count on across files, so they do
+     * not give it); the fake rotate and format description events a dump begins with say 0 and are passed over.
      */
     private void cutAtLastTransaction(Path text) throws IOException {
         String file = this.file;
-        long lastAt = -1;
+        long lastEnd = this.position;
         long lastAtOffset = -1;
         String cutFile = null;
         long cutPosition = -1;
@@ -118,21 +127,22 @@ final class RemoteBinlogReader implements AutoCloseable {
             while ((line = r.readLine()) != null) {
                 long lineStart = offset;
                 offset += line.length() + 1;
-                Matcher at = AT.matcher(line);
-                if (at.find()) {
-                    lastAt = Long.parseLong(at.group(1));
+                if (line.startsWith("# at ")) {
                     lastAtOffset = lineStart;
                     continue;
                 }
                 Matcher rotate = ROTATE.matcher(line);
                 if (rotate.find()) {
                     file = rotate.group(1);
-                    continue;
                 }
-                if (GTID.matcher(line).find() && lastAt >= 0) {
+                if (GTID.matcher(line).find() && lastAtOffset >= 0) {
                     cutFile = file;
-                    cutPosition = lastAt;
+                    cutPosition = lastEnd;
                     cutOffset = lastAtOffset;
+                }
+                Matcher end = END.matcher(line);
+                if (end.find() && Long.parseLong(end.group(1)) > 0) {
+                    lastEnd = Long.parseLong(end.group(1));
                 }
             }
         }

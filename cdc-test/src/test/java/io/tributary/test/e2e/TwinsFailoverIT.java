@@ -104,7 +104,7 @@ class TwinsFailoverIT {
             replica.follow(front);
             ReplicaWatch watch = new ReplicaWatch(replica);
             remote = new RemoteBinlogReader(TOOL, front, TwinsIT.files(TwinsIT.binlog(a)).get(0),
-                    dir.resolve("remote"));
+                    Path.of("target", "e2e-logs", "failover-remote").toAbsolutePath());
             long t0 = System.nanoTime();
             log(t0, "twins a (pid %d, dump %d) and b (pid %d, dump %d) up; HAProxy on %d; replica %s follows HAProxy",
                     a.pid(), a.dumpPort(), b.pid(), b.dumpPort(), front, replica.info());
