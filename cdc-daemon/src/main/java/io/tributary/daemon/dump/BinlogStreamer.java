@@ -357,7 +357,7 @@ final class BinlogStreamer implements Runnable {
             BinlogFileReader.fourBytePositionProblem(writer, start).ifPresent(problem -> {
                 throw new DumpRefused(problem);
             });
-            return BinlogFileReader.at(writer, start);
+            return BinlogFileReader.at(writer, pastTheEndOfAFinishedFile(start));
         }
         String gtids = request.gtids();
         long wanted = highestOwnSequence(gtids);
@@ -382,6 +382,22 @@ final class BinlogStreamer implements Runnable {
         } catch (IllegalArgumentException e) {
             throw new DumpRefused("cannot read the replica's GTID set [" + gtids + "]: " + e.getMessage());
         }
+    }
+
+    /**
+     * The start of the next file when {@code start} is the very end of a finished file (the position after its
+     * ROTATE, which a subscriber that stopped there asks for), as a server goes on with the next log; else
+     * {@code start}. The fake ROTATE sent first then names the file the events come from.
+     */
+    private BinlogPosition pastTheEndOfAFinishedFile(BinlogPosition start) throws IOException {
+        List<BinlogIndex.Entry> files = writer.index().entries();
+        for (int i = 0; i < files.size() - 1; i++) {
+            if (files.get(i).file().equals(start.file())) {
+                long size = java.nio.file.Files.size(writer.config().dir().resolve(start.file()));
+                return start.position() == size ? new BinlogPosition(files.get(i + 1).file(), 4) : start;
+            }
+        }
+        return start;
     }
 
     /** Whether {@code start} names a file after the last one this daemon has (not yet written: a twin ahead). */

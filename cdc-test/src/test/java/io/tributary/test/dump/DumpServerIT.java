@@ -5,6 +5,7 @@ import com.github.shyiko.mysql.binlog.event.Event;
 import com.github.shyiko.mysql.binlog.event.EventType;
 import com.github.shyiko.mysql.binlog.event.GtidEventData;
 import com.github.shyiko.mysql.binlog.event.MariadbGtidEventData;
+import com.github.shyiko.mysql.binlog.event.RotateEventData;
 import com.github.shyiko.mysql.binlog.network.ServerException;
 import io.tributary.core.event.BinlogFlavor;
 import io.tributary.daemon.dump.DumpServer;
@@ -148,6 +149,43 @@ class DumpServerIT {
         System.out.println("dump live tail: durable -> received by BinaryLogClient, p50 " + delaysMicros.get(10)
                 + " us, max " + delaysMicros.get(19) + " us");
         assertThat(delaysMicros.get(10)).as("median durable-to-received delay in us").isLessThan(50_000);
+    }
+
+    /**
+     * A subscriber that stopped at the very end of a finished file (after its ROTATE) and asks for that position goes
+     * on with the next file, as from a server, told so by the fake ROTATE (seen in TwinsFailoverIT: it used to fail
+     * with "ends without a ROTATE although later files are durable").
+     */
+    @Test
+    void aStartAtTheEndOfAFinishedFileGoesOnWithTheNextFile() throws Exception {
+        start(BinlogFlavor.MYSQL, 4096, "0", 120);
+        assertThat(writer.index().entries().size()).as("the binlog spans several files").isGreaterThan(2);
+        long end = java.nio.file.Files.size(dir.resolve("binlog.000001"));
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setBinlogFilename("binlog.000001");
+        c.setBinlogPosition(end);
+        c.connect(10_000);
+        long inFirstFile = 0;
+        try (var r = io.tributary.storage.binlog.BinlogFileReader.at(writer,
+                new io.tributary.storage.binlog.BinlogPosition("binlog.000001", 4))) {
+            for (var e = r.next(Duration.ofMillis(100)); e != null && r.position().file().equals("binlog.000001");
+                 e = r.next(Duration.ofMillis(100))) {
+                if (e.type() == io.tributary.core.event.EventType.GTID) {
+                    inFirstFile++;
+                }
+            }
+        }
+        long expected = 120 - inFirstFile;
+        await(expected + " XIDs", Duration.ofSeconds(30), () -> count(events, EventType.XID) >= expected
+                || !failures.isEmpty());
+        assertThat(failures).isEmpty();
+        assertThat(((RotateEventData) events.get(0).getData()).getBinlogFilename()).isEqualTo("binlog.000002");
+        assertThat(c.getBinlogFilename()).isNotEqualTo("binlog.000001");
+        List<Long> gnos = events.stream().filter(e -> e.getHeader().getEventType() == EventType.GTID)
+                .map(e -> ((GtidEventData) e.getData()).getMySqlGtid().getTransactionId()).toList();
+        assertThat(gnos).isEqualTo(java.util.stream.LongStream.rangeClosed(inFirstFile + 1, 120).boxed().toList());
     }
 
     @Test
