@@ -1,9 +1,14 @@
 package io.tributary.test.deploy;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -65,5 +70,34 @@ public final class HaproxyFront {
                     + " port 9400 ...' and twin-b; found " + found);
         }
         return sb.toString();
+    }
+
+    /** Waits until haproxy listens on {@code port}; fails with its log when it exits or does not in 15 s. */
+    public static void awaitListening(int port, Process proxy, Path log) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (System.nanoTime() < deadline) {
+            if (!proxy.isAlive()) {
+                throw new AssertionError("haproxy exited with " + proxy.exitValue() + ": " + Files.readString(log));
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+                return;
+            } catch (IOException e) {
+                Thread.sleep(100);
+            }
+        }
+        throw new AssertionError("haproxy does not listen on " + port + ": " + Files.readString(log));
+    }
+
+    /** Waits until haproxy's log holds {@code text}; fails with the log's tail after {@code timeout}. */
+    public static void awaitLog(Path log, String text, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.readString(log).contains(text)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("haproxy's log has no '" + text + "' after " + timeout + ":\n" + HaproxyTwinsIT.tail(Files.readString(log)));
     }
 }

@@ -9,9 +9,7 @@ import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardInfo;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,7 +67,7 @@ class HaproxyTwinsIT {
             Path mysqlLog = dir.resolve("haproxy-mysql-check.log");
             mysqlCheck = new ProcessBuilder(haproxy.toString(), "-db", "-f", mysqlCfg.toString())
                     .redirectErrorStream(true).redirectOutput(mysqlLog.toFile()).start();
-            awaitLog(mysqlLog, "Server tributary_twins/twin-a is DOWN", Duration.ofSeconds(30));
+            HaproxyFront.awaitLog(mysqlLog, "Server tributary_twins/twin-a is DOWN", Duration.ofSeconds(30));
             assertThat(Files.readString(mysqlLog)).contains("reason: Layer7");
             assertThat(a.logContains("access denied for user '" + DaemonProcess.DUMP_USER + "'"))
                     .as("twin A refused HAProxy's login without a password: %s", a.logFile()).isTrue();
@@ -82,17 +80,17 @@ class HaproxyTwinsIT {
             Path log = dir.resolve("haproxy.log");
             proxy = new ProcessBuilder(haproxy.toString(), "-db", "-f", cfg.toString()).redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
-            awaitListening(front, proxy, log);
+            HaproxyFront.awaitListening(front, proxy, log);
 
             String first = readThrough(front);
             assertThat(first).contains("@1=7001", "@1=7002");
-            awaitLog(log, "tributary_twins/twin-a", Duration.ofSeconds(10));
+            HaproxyFront.awaitLog(log, "tributary_twins/twin-a", Duration.ofSeconds(10));
             assertThat(Files.readString(log)).as("nothing reached the backup while the primary was up")
                     .doesNotContain("tributary_twins/twin-b ");
 
             long killed = System.nanoTime();
             a.kill9();
-            awaitLog(log, "Server tributary_twins/twin-a is DOWN", Duration.ofSeconds(30));
+            HaproxyFront.awaitLog(log, "Server tributary_twins/twin-a is DOWN", Duration.ofSeconds(30));
             Duration markedDown = Duration.ofNanos(System.nanoTime() - killed);
             try (Connection c = shard.openAdminConnection(); Statement s = c.createStatement()) {
                 s.execute("INSERT INTO front_0.orders VALUES (7003, 13)");
@@ -101,7 +99,7 @@ class HaproxyTwinsIT {
 
             String second = readThrough(front);
             assertThat(second).contains("@1=7001", "@1=7002", "@1=7003");
-            awaitLog(log, "tributary_twins/twin-b", Duration.ofSeconds(10));
+            HaproxyFront.awaitLog(log, "tributary_twins/twin-b", Duration.ofSeconds(10));
             System.out.println("HaproxyTwinsIT: twin A marked DOWN " + markedDown.toMillis() + " ms after kill -9");
         } finally {
             stop(proxy);
@@ -138,34 +136,7 @@ class HaproxyTwinsIT {
         return out;
     }
 
-    private static void awaitListening(int port, Process proxy, Path log) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (System.nanoTime() < deadline) {
-            if (!proxy.isAlive()) {
-                throw new AssertionError("haproxy exited with " + proxy.exitValue() + ": " + Files.readString(log));
-            }
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
-                return;
-            } catch (IOException e) {
-                Thread.sleep(100);
-            }
-        }
-        throw new AssertionError("haproxy does not listen on " + port + ": " + Files.readString(log));
-    }
-
-    private static void awaitLog(Path log, String text, Duration timeout) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.readString(log).contains(text)) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("haproxy's log has no '" + text + "' after " + timeout + ":\n" + tail(Files.readString(log)));
-    }
-
-    private static String tail(String s) {
+    static String tail(String s) {
         return s.length() > 3000 ? s.substring(s.length() - 3000) : s;
     }
 

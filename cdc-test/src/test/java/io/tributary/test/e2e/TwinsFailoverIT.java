@@ -11,16 +11,13 @@ import io.tributary.test.shard.ShardCluster;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -108,7 +105,7 @@ class TwinsFailoverIT {
             Path haproxyLog = dir.resolve("haproxy.log");
             proxy = new ProcessBuilder(haproxy.toString(), "-db", "-f", cfg.toString()).redirectErrorStream(true)
                     .redirectOutput(haproxyLog.toFile()).start();
-            awaitListening(front, proxy, haproxyLog);
+            HaproxyFront.awaitListening(front, proxy, haproxyLog);
             replica.follow(front);
             ReplicaWatch watch = new ReplicaWatch(replica);
             remote = new RemoteBinlogReader(TOOL, front, TwinsIT.files(TwinsIT.binlog(a)).get(0),
@@ -131,7 +128,7 @@ class TwinsFailoverIT {
             long killedA = System.nanoTime();
             a.kill9();
             log(t0, "twin a killed with kill -9; the replica had received %s", before);
-            awaitLog(haproxyLog, "Server tributary_twins/twin-a is DOWN", Duration.ofSeconds(30));
+            HaproxyFront.awaitLog(haproxyLog, "Server tributary_twins/twin-a is DOWN", Duration.ofSeconds(30));
             String moved = awaitAdvancing(replica, before, Duration.ofSeconds(60));
             long failoverMs = (System.nanoTime() - killedA) / 1_000_000;
             // twin A is dead: the replica streams from twin B. (HAProxy logs a session when it ends; on a loaded machine
@@ -144,7 +141,7 @@ class TwinsFailoverIT {
             String beforeSecond = received(replica);
             b.kill9();
             long killedB = System.nanoTime();
-            awaitLog(haproxyLog, "tributary_twins/twin-b ", Duration.ofSeconds(10)); // its session on B has ended
+            HaproxyFront.awaitLog(haproxyLog, "tributary_twins/twin-b ", Duration.ofSeconds(10)); // its session on B has ended
             // moved before twin A is up: the replica retries every second, so its request reaches twin A as soon as
             // the dump port listens, which is before the shard readers start catching up
             replica.follow(a.dumpPort());
@@ -581,32 +578,6 @@ class TwinsFailoverIT {
         }
     }
 
-    private static void awaitListening(int port, Process proxy, Path log) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (System.nanoTime() < deadline) {
-            if (!proxy.isAlive()) {
-                throw new AssertionError("haproxy exited with " + proxy.exitValue() + ": " + Files.readString(log));
-            }
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
-                return;
-            } catch (IOException e) {
-                Thread.sleep(100);
-            }
-        }
-        throw new AssertionError("haproxy does not listen on " + port + ": " + Files.readString(log));
-    }
-
-    private static void awaitLog(Path log, String text, Duration timeout) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.readString(log).contains(text)) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("haproxy's log has no '" + text + "' after " + timeout);
-    }
 
     /** HAProxy's ended sessions per server, from its log (tcplog: one line per session, at its end). */
     private static Map<String, Integer> sessions(Path log) throws IOException {
