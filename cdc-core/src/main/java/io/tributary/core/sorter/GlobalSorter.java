@@ -347,14 +347,14 @@ public final class GlobalSorter<P> {
 
     private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
         for (XaGroup<P> g : uses.open()) {
-            if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
+            if (g == candidate.group() || g == breaker || g.commits.isEmpty()) {
                 continue;
             }
             // with hundreds of groups open in a catch-up most lie after the candidate: a group's wait bound is no
             // smaller than its lower bound, which is no smaller than its first commit or rollback (the commit in its
-            // first commit window is always one it waits for)
+            // first commit window is always one it waits for). Compared before ready(), which walks the lanes.
             SortKey first = g.firstFinish();
-            if (first != null && candidate.key().compareTo(first) <= 0) {
+            if ((first != null && candidate.key().compareTo(first) <= 0) || g.ready()) {
                 continue;
             }
             if (candidate.key().compareTo(cycles.lowerBound(g)) > 0 && candidate.key().compareTo(cycles.waitBound(g)) > 0

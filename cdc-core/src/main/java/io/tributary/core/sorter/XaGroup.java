@@ -239,14 +239,16 @@ final class XaGroup<P> {
         if (!participantsFixed || !complete()) {
             return false;
         }
-        Map<Integer, Integer> perLane = new HashMap<>();
+        // per lane, its first n entries are this use's n commits there (an array, not a map: this runs for every
+        // open use an emission is checked against)
+        int[] perLane = new int[lanes.size()];
         for (Entry<P> e : commits.values()) {
-            perLane.merge(e.unit().shard(), 1, Integer::sum);
+            perLane[e.unit().shard()]++;
         }
-        for (Map.Entry<Integer, Integer> lane : perLane.entrySet()) {
+        for (int lane = 0; lane < perLane.length; lane++) {
             int k = 0;
-            for (Entry<P> e : lanes.get(lane.getKey()).queue) {
-                if (k == lane.getValue()) {
+            for (Entry<P> e : lanes.get(lane).queue) {
+                if (k == perLane[lane]) {
                     break;
                 }
                 if (!e.commitOf(this)) {
