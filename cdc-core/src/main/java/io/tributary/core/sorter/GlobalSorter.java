@@ -357,8 +357,7 @@ public final class GlobalSorter<P> {
             if ((first != null && candidate.key().compareTo(first) <= 0) || g.ready()) {
                 continue;
             }
-            if (candidate.key().compareTo(cycles.lowerBound(g)) > 0 && candidate.key().compareTo(cycles.waitBound(g)) > 0
-                    && canPrecede(g, candidate, breaker, new HashSet<>())) {
+            if (cycles.waitBoundBelow(g, candidate.key()) && canPrecede(g, candidate, breaker, new HashSet<>())) {
                 return false;
             }
         }
