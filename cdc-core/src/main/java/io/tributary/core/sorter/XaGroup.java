@@ -105,9 +105,10 @@ final class XaGroup<P> {
     }
 
     void prepare(ShardUnit<P> unit, long window, long at) {
-        prepared.put(Branch.of(unit), unit);
-        preparedIn.put(Branch.of(unit), window);
-        preparedAt.put(Branch.of(unit), at);
+        Branch b = Branch.of(unit);
+        prepared.put(b, unit);
+        preparedIn.put(b, window);
+        preparedAt.put(b, at);
     }
 
     void commit(Branch branch, Entry<P> entry) {
