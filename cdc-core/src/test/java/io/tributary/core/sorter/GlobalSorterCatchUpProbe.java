@@ -17,7 +17,8 @@ class GlobalSorterCatchUpProbe {
     @Test
     void probe() throws Exception {
         int txns = Integer.getInteger("probe.txns", 20_000);
-        ShardHistory g = ShardHistory.generate(7, 4, txns, true, true, false, Reuse.NONE, 2_000);
+        ShardHistory g = ShardHistory.generate(Long.getLong("probe.seed", 7), 4, txns, true, true, Boolean.getBoolean("probe.lost"),
+                Reuse.valueOf(System.getProperty("probe.reuse", "NONE")), 2_000);
         // drop every heartbeat but the last few (the daemon was down)
         List<List<ShardUnit<String>>> units = new ArrayList<>();
         for (List<ShardUnit<String>> list : g.units) {
@@ -61,7 +62,11 @@ class GlobalSorterCatchUpProbe {
             }
             out.addAll(sorter.drain());
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            List<String> rendered = GlobalSorterSimulationTest.render(out);
+            List<String> rendered = new ArrayList<>();
+            for (Emission<String> e : out) {
+                rendered.add(GlobalSorterSimulationTest.render(List.of(e)) + " " + e.checkpoints().stream()
+                        .map(c -> c.shard() + "@" + c.resumeFrom() + new java.util.TreeSet<>(c.writtenAfter()) + c.clock()).toList());
+            }
             System.out.printf("probe round %d: %d emissions in %d ms (%.0f/s), max waiting %d, hash %08x%n", round,
                     out.size(), ms, out.size() * 1000.0 / Math.max(1, ms), maxWaiting, rendered.hashCode());
             String file = System.getProperty("probe.out");
