@@ -180,10 +180,10 @@ final class CycleBreaker<P> {
         if (!lowerBoundBelow(g, key)) {
             return false;
         }
-        ArrayDeque<XaGroup<P>> todo = new ArrayDeque<>(List.of(g));
-        Set<XaGroup<P>> seen = new HashSet<>(todo);
-        while (!todo.isEmpty()) {
-            XaGroup<P> from = todo.poll();
+        // the walk's sets are made at the first group it waits behind: most uses asked wait behind none
+        ArrayDeque<XaGroup<P>> todo = null;
+        Set<XaGroup<P>> seen = null;
+        for (XaGroup<P> from = g; from != null; from = todo == null ? null : todo.poll()) {
             for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
                 if (!from.waitsFor(b.getKey())) {
                     continue;
@@ -196,6 +196,10 @@ final class CycleBreaker<P> {
                     continue;
                 }
                 XaGroup<P> blocker = head.group;
+                if (seen == null) {
+                    seen = new HashSet<>(List.of(g));
+                    todo = new ArrayDeque<>();
+                }
                 if (seen.add(blocker)) {
                     if (!lowerBoundBelow(blocker, key)) {
                         return false;

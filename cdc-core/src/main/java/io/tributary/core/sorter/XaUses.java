@@ -256,8 +256,9 @@ final class XaUses<P> {
         fixUses(closed, clock);
         for (XaGroup<P> g : List.copyOf(groups)) {
             long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
-            if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
-                    && closed - waitingSince >= xaMaxWaitMs) {
+            // complete() last: it looks up every branch, and hundreds of uses are open in a catch-up
+            if (g.participantsFixed && g.firstCommitWindow >= 0 && waitingSince > 0
+                    && closed - waitingSince >= xaMaxWaitMs && !g.complete()) {
                 abandonMissing(g);
             }
         }
