@@ -35,6 +35,8 @@ class GlobalSorterCatchUpProbe {
             int[] next = new int[units.size()];
             List<Emission<String>> out = new ArrayList<>();
             long t0 = System.nanoTime();
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            long cpu0 = mx.getCurrentThreadCpuTime();
             int maxWaiting = 0;
             while (true) {
                 // read the shard furthest behind, in chunks, as the pipeline's gate does
@@ -62,13 +64,14 @@ class GlobalSorterCatchUpProbe {
             }
             out.addAll(sorter.drain());
             long ms = (System.nanoTime() - t0) / 1_000_000;
+            long cpuMs = (mx.getCurrentThreadCpuTime() - cpu0) / 1_000_000;
             List<String> rendered = new ArrayList<>();
             for (Emission<String> e : out) {
                 rendered.add(GlobalSorterSimulationTest.render(List.of(e)) + " " + e.checkpoints().stream()
                         .map(c -> c.shard() + "@" + c.resumeFrom() + new java.util.TreeSet<>(c.writtenAfter()) + c.clock()).toList());
             }
-            System.out.printf("probe round %d: %d emissions in %d ms (%.0f/s), max waiting %d, hash %08x%n", round,
-                    out.size(), ms, out.size() * 1000.0 / Math.max(1, ms), maxWaiting, rendered.hashCode());
+            System.out.printf("probe round %d: %d emissions in %d ms, %d ms CPU (%.0f/CPU-s), max waiting %d, hash %08x%n", round,
+                    out.size(), ms, cpuMs, out.size() * 1000.0 / Math.max(1, cpuMs), maxWaiting, rendered.hashCode());
             String file = System.getProperty("probe.out");
             if (file != null && round == 0) {
                 Files.write(Path.of(file), rendered);
