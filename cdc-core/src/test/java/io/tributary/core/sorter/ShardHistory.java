@@ -316,6 +316,22 @@ final class ShardHistory {
         return h;
     }
 
+    /**
+     * The same timeline as a catch-up after an outage reads it: no shard has a heartbeat before the last
+     * {@code kept} of the timeline (nothing wrote them while the daemon was down; it beats again once started).
+     */
+    ShardHistory afterAnOutage(int kept) {
+        ShardHistory h = new ShardHistory(shardCount, heartbeatMs);
+        long last = units.get(0).stream().filter(u -> u.kind() == Kind.HEARTBEAT).mapToLong(ShardUnit::heartbeat).max()
+                .orElse(0);
+        for (List<ShardUnit<String>> list : units) {
+            h.units.add(list.stream().filter(u -> u.kind() != Kind.HEARTBEAT || u.heartbeat() > last - kept * heartbeatMs)
+                    .toList());
+        }
+        h.transactions.addAll(transactions);
+        return h;
+    }
+
     /** The commit-order position of each unit key on its shard. */
     int indexOn(int shard, String key) {
         List<ShardUnit<String>> list = units.get(shard);
