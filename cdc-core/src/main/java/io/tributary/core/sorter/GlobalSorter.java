@@ -346,7 +346,8 @@ public final class GlobalSorter<P> {
     }
 
     private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
-        for (XaGroup<P> g : uses.open()) {
+        // only the uses that finish before the candidate (the answer does not depend on the order they are asked in)
+        for (XaGroup<P> g : uses.finishingBefore(candidate.key())) {
             if (g == candidate.group() || g == breaker || g.commits.isEmpty()) {
                 continue;
             }

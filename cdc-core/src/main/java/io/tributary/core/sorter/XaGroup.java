@@ -101,6 +101,8 @@ final class XaGroup<P> {
     /** The commit or the rollback at {@link #firstFinish} (the other null): what fixes the use is judged there. */
     private Entry<P> firstCommit;
     private RolledBack<P> firstRollback;
+    /** Where {@link XaUses} filed it among the open uses by first finish; null: not filed. */
+    SortKey filedAs;
 
     XaGroup(String gtrid, List<Lane<P>> lanes) {
         this.gtrid = gtrid;

@@ -80,6 +80,11 @@ final class XaUses<P> {
      */
     private final Map<String, List<XaGroup<P>>> byGtrid = new HashMap<>();
     /**
+     * The open uses with a commit or rollback, by the first of them ({@link XaGroup#firstFinish}; no two share one):
+     * what the sorter's admission check looks at is the uses that finish before its candidate.
+     */
+    private final java.util.TreeMap<SortKey, XaGroup<P>> byFirstFinish = new java.util.TreeMap<>();
+    /**
      * The gtrids of the last {@link #RECENT_USES} uses fixed, each with the shards whose branches its use took
      * although prepared in the heartbeat window after its first commit (empty: none). Whether a gtrid is used more
      * than once is what makes such a branch ambiguous (see {@link #fixEarliestUse}).
@@ -127,6 +132,7 @@ final class XaUses<P> {
         }
         Entry<P> entry = lane.enqueue(unit, key, before);
         group.commit(branch, entry);
+        index(group);
         lane.commitsBeforeBeat.add(entry);
     }
 
@@ -145,6 +151,7 @@ final class XaUses<P> {
         RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch),
                 group.preparedAt.remove(branch), unit, at, lane.clockMicros);
         group.rolledBack(rolledBack);
+        index(group);
         lane.rollbacksBeforeBeat.add(rolledBack);
         lane.ledger.pending(unit, before);
         if (group.prepared.isEmpty() && group.participantsFixed) {
@@ -166,6 +173,7 @@ final class XaUses<P> {
         groups.remove(at);
         List<XaGroup<P>> same = byGtrid.get(g.gtrid);
         int atSame = same.indexOf(g);
+        unindex(g);
         done(g);
         if (!late.prepared.isEmpty()) {
             groups.add(at, late);
@@ -175,6 +183,31 @@ final class XaUses<P> {
             if (same.isEmpty()) {
                 byGtrid.remove(g.gtrid);
             }
+        }
+    }
+
+    /** The open uses whose first commit or rollback comes before {@code key}, in that order. */
+    java.util.Collection<XaGroup<P>> finishingBefore(SortKey key) {
+        return byFirstFinish.headMap(key, false).values();
+    }
+
+    /** Files {@code g} under its first commit or rollback, moved since it was filed. */
+    private void index(XaGroup<P> g) {
+        SortKey now = g.firstFinish();
+        if (g.filedAs == now) {
+            return;
+        }
+        unindex(g);
+        if (now != null) {
+            byFirstFinish.put(now, g);
+        }
+        g.filedAs = now;
+    }
+
+    private void unindex(XaGroup<P> g) {
+        if (g.filedAs != null) {
+            byFirstFinish.remove(g.filedAs, g);
+            g.filedAs = null;
         }
     }
 
@@ -192,6 +225,7 @@ final class XaUses<P> {
         if (same.isEmpty()) {
             byGtrid.remove(g.gtrid);
         }
+        unindex(g);
         done(g);
     }
 
@@ -370,6 +404,7 @@ final class XaUses<P> {
         int atSame = same.indexOf(open.get(0));
         groups.removeAll(open);
         same.removeAll(open);
+        open.forEach(this::unindex); // their commits and rollbacks are taken into the uses built below
         XaGroup<P> use = new XaGroup<>(gtrid, lanes);
         groups.add(at, use);
         same.add(atSame, use);
@@ -392,6 +427,7 @@ final class XaUses<P> {
         for (Part<P> x : later) {
             x.addTo(useTaking(x.prepare()));
         }
+        usesOf(gtrid).forEach(this::index);
         boolean usedAgain = !later.isEmpty() || usesOf(gtrid).stream().anyMatch(g -> g != use);
         boolean usedBefore = recent.containsKey(gtrid);
         if (use.prepared.isEmpty()) {
