@@ -2,7 +2,6 @@ package io.tributary.core.sorter;
 
 import io.tributary.core.position.ShardCheckpoint;
 import io.tributary.core.position.ShardPosition;
-import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
@@ -169,12 +168,21 @@ final class CheckpointLedger {
         if (emittedHeld == 0) {
             return new ShardCheckpoint(shard, first.start(), Set.of(), first.before());
         }
-        Set<String> writtenAfter = new LinkedHashSet<>();
-        for (int i = 0; i < items.size(); i++) {
+        // hashed once, into the immutable set the checkpoint keeps (a catch-up holds hundreds of units written
+        // after a prepare that waits for its XA transaction, and this runs at each emission of their shard)
+        String[] keys = new String[emittedHeld];
+        int n = 0;
+        for (int i = 0; i < items.size() && n < keys.length; i++) {
             Item item = items.at(i);
             if (item.state() == State.EMITTED) {
-                writtenAfter.add(item.key());
+                keys[n++] = item.key();
             }
+        }
+        Set<String> writtenAfter;
+        try {
+            writtenAfter = Set.of(n == keys.length ? keys : java.util.Arrays.copyOf(keys, n));
+        } catch (IllegalArgumentException twice) {
+            writtenAfter = Set.copyOf(java.util.Arrays.asList(keys).subList(0, n)); // a key held twice: once
         }
         return new ShardCheckpoint(shard, first.start(), writtenAfter, first.before());
     }

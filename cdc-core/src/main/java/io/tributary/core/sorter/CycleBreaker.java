@@ -171,6 +171,74 @@ final class CycleBreaker<P> {
         return bound;
     }
 
+    /**
+     * Whether {@link #waitBound} of {@code g} is below {@code key}: the same walk, left as soon as one group's
+     * {@link #lowerBound} reaches {@code key} (the sorter's admission check asks this of hundreds of open uses per
+     * emission in a catch-up, and nearly all of them reach it at once).
+     */
+    boolean waitBoundBelow(XaGroup<P> g, SortKey key) {
+        if (!lowerBoundBelow(g, key)) {
+            return false;
+        }
+        // the walk's sets are made at the first group it waits behind: most uses asked wait behind none
+        ArrayDeque<XaGroup<P>> todo = null;
+        Set<XaGroup<P>> seen = null;
+        for (XaGroup<P> from = g; from != null; from = todo == null ? null : todo.poll()) {
+            for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
+                if (!from.waitsFor(b.getKey())) {
+                    continue;
+                }
+                Entry<P> commit = from.commits.get(b.getKey());
+                Lane<P> lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
+                Entry<P> head = lane.queue.peekFirst();
+                if (head == null || head == commit || head.unit().kind() != Kind.XA_COMMIT
+                        || (commit != null && lane.inHeadRun(from, commit))) {
+                    continue;
+                }
+                XaGroup<P> blocker = head.group;
+                if (seen == null) {
+                    seen = new HashSet<>(List.of(g));
+                    todo = new ArrayDeque<>();
+                }
+                if (seen.add(blocker)) {
+                    if (!lowerBoundBelow(blocker, key)) {
+                        return false;
+                    }
+                    todo.add(blocker);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@link #lowerBound} of {@code g} is below {@code key}, left at the first part of it that is not. */
+    private boolean lowerBoundBelow(XaGroup<P> g, SortKey key) {
+        boolean any = false;
+        for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
+            if (!g.waitsFor(b.getKey())) {
+                continue;
+            }
+            Entry<P> commit = g.commits.get(b.getKey());
+            SortKey k;
+            if (commit != null) {
+                k = commit.key();
+            } else {
+                Lane<P> lane = lanes.get(b.getValue().shard());
+                Entry<P> head = lane.queue.peekFirst();
+                k = head != null ? head.key()
+                        : new SortKey(Math.max(lane.lastHeartbeat, lane.effWindow), Long.MIN_VALUE, lane.shard, Long.MIN_VALUE);
+            }
+            if (k.compareTo(key) >= 0) {
+                return false;
+            }
+            any = true;
+        }
+        if (!any) {
+            throw new IllegalStateException("XA transaction " + g.gtrid + " waits for none of its branches");
+        }
+        return true;
+    }
+
     /** The smallest key {@code g} can have: its commits read so far, and where its missing commits can still land. */
     SortKey lowerBound(XaGroup<P> g) {
         SortKey k = null;

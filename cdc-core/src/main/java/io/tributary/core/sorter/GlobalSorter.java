@@ -346,19 +346,19 @@ public final class GlobalSorter<P> {
     }
 
     private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
-        for (XaGroup<P> g : uses.open()) {
-            if (g == candidate.group() || g == breaker || g.commits.isEmpty() || g.ready()) {
+        // only the uses that finish before the candidate (the answer does not depend on the order they are asked in)
+        for (XaGroup<P> g : uses.finishingBefore(candidate.key())) {
+            if (g == candidate.group() || g == breaker || g.commits.isEmpty()) {
                 continue;
             }
             // with hundreds of groups open in a catch-up most lie after the candidate: a group's wait bound is no
             // smaller than its lower bound, which is no smaller than its first commit or rollback (the commit in its
-            // first commit window is always one it waits for)
+            // first commit window is always one it waits for). Compared before ready(), which walks the lanes.
             SortKey first = g.firstFinish();
-            if (first != null && candidate.key().compareTo(first) <= 0) {
+            if ((first != null && candidate.key().compareTo(first) <= 0) || g.ready()) {
                 continue;
             }
-            if (candidate.key().compareTo(cycles.lowerBound(g)) > 0 && candidate.key().compareTo(cycles.waitBound(g)) > 0
-                    && canPrecede(g, candidate, breaker, new HashSet<>())) {
+            if (cycles.waitBoundBelow(g, candidate.key()) && canPrecede(g, candidate, breaker, new HashSet<>())) {
                 return false;
             }
         }

@@ -98,6 +98,11 @@ final class XaGroup<P> {
     boolean participantsFixed;
     /** The smallest key among its commits and rollbacks (they are only ever added); null while there is none. */
     private SortKey firstFinish;
+    /** The commit or the rollback at {@link #firstFinish} (the other null): what fixes the use is judged there. */
+    private Entry<P> firstCommit;
+    private RolledBack<P> firstRollback;
+    /** Where {@link XaUses} filed it among the open uses by first finish; null: not filed. */
+    SortKey filedAs;
 
     XaGroup(String gtrid, List<Lane<P>> lanes) {
         this.gtrid = gtrid;
@@ -105,15 +110,19 @@ final class XaGroup<P> {
     }
 
     void prepare(ShardUnit<P> unit, long window, long at) {
-        prepared.put(Branch.of(unit), unit);
-        preparedIn.put(Branch.of(unit), window);
-        preparedAt.put(Branch.of(unit), at);
+        Branch b = Branch.of(unit);
+        prepared.put(b, unit);
+        preparedIn.put(b, window);
+        preparedAt.put(b, at);
     }
 
     void commit(Branch branch, Entry<P> entry) {
         commits.put(branch, entry);
         entry.group = this;
-        finishedAt(entry.key());
+        if (finishedAt(entry.key())) {
+            firstCommit = entry;
+            firstRollback = null;
+        }
         finished(entry.unit());
         // the earliest commit's window, not the first read: shards arrive in any interleaving
         if (firstCommitWindow < 0 || entry.key().window() < firstCommitWindow) {
@@ -153,6 +162,13 @@ final class XaGroup<P> {
      * it), 0 while that is not known yet. Decided by the shard's binlog alone.
      */
     int fixedByHeartbeats(SortKey first, long laneClock) {
+        // asked of every open use at each drain, nearly always at its first finish: kept, not looked for
+        if (first == firstFinish && firstCommit != null) {
+            return promptness(firstCommit.beatAfter, firstCommit.clockAtBeat, firstCommit.clockAt, laneClock);
+        }
+        if (first == firstFinish && firstRollback != null) {
+            return promptness(firstRollback.beatAfter, firstRollback.clockAtBeat, firstRollback.clockAt, laneClock);
+        }
         for (Entry<P> c : commits.values()) {
             if (c.key().equals(first)) {
                 return promptness(c.beatAfter, c.clockAtBeat, c.clockAt, laneClock);
@@ -168,6 +184,12 @@ final class XaGroup<P> {
 
     /** The shard's clock just after the commit or rollback at {@code first}. */
     long clockAt(SortKey first) {
+        if (first == firstFinish && firstCommit != null) {
+            return firstCommit.clockAt;
+        }
+        if (first == firstFinish && firstRollback != null) {
+            return firstRollback.clockAt;
+        }
         for (Entry<P> c : commits.values()) {
             if (c.key().equals(first)) {
                 return c.clockAt;
@@ -196,14 +218,20 @@ final class XaGroup<P> {
 
     void rolledBack(RolledBack<P> r) {
         rolledBack.add(r);
-        finishedAt(r.at);
+        if (finishedAt(r.at)) {
+            firstCommit = null;
+            firstRollback = r;
+        }
         finished(r.rollback);
     }
 
-    private void finishedAt(SortKey key) {
+    /** Whether {@code key} is the first finish now. */
+    private boolean finishedAt(SortKey key) {
         if (firstFinish == null || key.compareTo(firstFinish) < 0) {
             firstFinish = key;
+            return true;
         }
+        return false;
     }
 
     void finished(ShardUnit<P> commitOrRollback) {
@@ -239,14 +267,16 @@ final class XaGroup<P> {
         if (!participantsFixed || !complete()) {
             return false;
         }
-        Map<Integer, Integer> perLane = new HashMap<>();
+        // per lane, its first n entries are this use's n commits there (an array, not a map: this runs for every
+        // open use an emission is checked against)
+        int[] perLane = new int[lanes.size()];
         for (Entry<P> e : commits.values()) {
-            perLane.merge(e.unit().shard(), 1, Integer::sum);
+            perLane[e.unit().shard()]++;
         }
-        for (Map.Entry<Integer, Integer> lane : perLane.entrySet()) {
+        for (int lane = 0; lane < perLane.length; lane++) {
             int k = 0;
-            for (Entry<P> e : lanes.get(lane.getKey()).queue) {
-                if (k == lane.getValue()) {
+            for (Entry<P> e : lanes.get(lane).queue) {
+                if (k == perLane[lane]) {
                     break;
                 }
                 if (!e.commitOf(this)) {

@@ -6,6 +6,7 @@ import io.tributary.core.sorter.XaGroup.Branch;
 import io.tributary.core.sorter.XaGroup.RolledBack;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +75,16 @@ final class XaUses<P> {
     /** Open uses of gtrids, oldest first. */
     private final List<XaGroup<P>> groups = new ArrayList<>();
     /**
+     * The same uses by gtrid, each list in the order of {@link #groups}: a catch-up holds hundreds of uses open, and
+     * the branches read look for the uses of their own gtrid only.
+     */
+    private final Map<String, List<XaGroup<P>>> byGtrid = new HashMap<>();
+    /**
+     * The open uses with a commit or rollback, by the first of them ({@link XaGroup#firstFinish}; no two share one):
+     * what the sorter's admission check looks at is the uses that finish before its candidate.
+     */
+    private final java.util.TreeMap<SortKey, XaGroup<P>> byFirstFinish = new java.util.TreeMap<>();
+    /**
      * The gtrids of the last {@link #RECENT_USES} uses fixed, each with the shards whose branches its use took
      * although prepared in the heartbeat window after its first commit (empty: none). Whether a gtrid is used more
      * than once is what makes such a branch ambiguous (see {@link #fixEarliestUse}).
@@ -112,7 +123,7 @@ final class XaUses<P> {
     /** A commit is queued on its lane, as its branch's place in the shard's order, and joins its use. */
     void commit(Lane<P> lane, ShardUnit<P> unit, SortKey key, ShardCheckpoint.Clock before) {
         Branch branch = Branch.of(unit);
-        XaGroup<P> group = useWaitingFor(branch);
+        XaGroup<P> group = useWaitingFor(branch, unit.gtrid());
         if (group == null) {
             log.warn("shard {}: XA COMMIT {} of a branch whose prepare was not read (it precedes the start position);"
                     + " nothing to write", unit.shard(), unit.xid().text());
@@ -121,13 +132,14 @@ final class XaUses<P> {
         }
         Entry<P> entry = lane.enqueue(unit, key, before);
         group.commit(branch, entry);
+        index(group);
         lane.commitsBeforeBeat.add(entry);
     }
 
     /** A rolled-back branch leaves the prepared branches of its use; the use is closed once fixed with none left. */
     void rollback(Lane<P> lane, ShardUnit<P> unit, SortKey at, ShardCheckpoint.Clock before) {
         Branch branch = Branch.of(unit);
-        XaGroup<P> group = useWaitingFor(branch);
+        XaGroup<P> group = useWaitingFor(branch, unit.gtrid());
         if (group == null) {
             log.warn("shard {}: XA ROLLBACK {} of no prepared branch read (its prepare precedes the start position, or"
                     + " it is committed); nothing to drop", unit.shard(), unit.xid().text());
@@ -139,6 +151,7 @@ final class XaUses<P> {
         RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch),
                 group.preparedAt.remove(branch), unit, at, lane.clockMicros);
         group.rolledBack(rolledBack);
+        index(group);
         lane.rollbacksBeforeBeat.add(rolledBack);
         lane.ledger.pending(unit, before);
         if (group.prepared.isEmpty() && group.participantsFixed) {
@@ -158,15 +171,61 @@ final class XaUses<P> {
         }
         int at = groups.indexOf(g);
         groups.remove(at);
+        List<XaGroup<P>> same = byGtrid.get(g.gtrid);
+        int atSame = same.indexOf(g);
+        unindex(g);
         done(g);
         if (!late.prepared.isEmpty()) {
             groups.add(at, late);
+            same.set(atSame, late);
+        } else {
+            same.remove(atSame);
+            if (same.isEmpty()) {
+                byGtrid.remove(g.gtrid);
+            }
         }
+    }
+
+    /** The open uses whose first commit or rollback comes before {@code key}, in that order. */
+    java.util.Collection<XaGroup<P>> finishingBefore(SortKey key) {
+        return byFirstFinish.headMap(key, false).values();
+    }
+
+    /** Files {@code g} under its first commit or rollback, moved since it was filed. */
+    private void index(XaGroup<P> g) {
+        SortKey now = g.firstFinish();
+        if (g.filedAs == now) {
+            return;
+        }
+        unindex(g);
+        if (now != null) {
+            byFirstFinish.put(now, g);
+        }
+        g.filedAs = now;
+    }
+
+    private void unindex(XaGroup<P> g) {
+        if (g.filedAs != null) {
+            byFirstFinish.remove(g.filedAs, g);
+            g.filedAs = null;
+        }
+    }
+
+    /** The open uses of {@code gtrid}, oldest first (none: empty). */
+    private List<XaGroup<P>> usesOf(String gtrid) {
+        List<XaGroup<P>> same = byGtrid.get(gtrid);
+        return same == null ? List.of() : same;
     }
 
     /** Removes a finished use (written, or rolled back on every branch) and marks its rolled-back branches done. */
     private void close(XaGroup<P> g) {
         groups.remove(g);
+        List<XaGroup<P>> same = byGtrid.get(g.gtrid);
+        same.remove(g);
+        if (same.isEmpty()) {
+            byGtrid.remove(g.gtrid);
+        }
+        unindex(g);
         done(g);
     }
 
@@ -189,19 +248,20 @@ final class XaUses<P> {
      */
     private XaGroup<P> useTaking(ShardUnit<P> prepare) {
         String gtrid = prepare.gtrid();
-        for (XaGroup<P> g : groups) {
-            if (g.gtrid.equals(gtrid) && g.takes(prepare)) {
+        for (XaGroup<P> g : usesOf(gtrid)) {
+            if (g.takes(prepare)) {
                 return g;
             }
         }
-        XaGroup<P> use = new XaGroup<>(prepare.gtrid(), lanes);
+        XaGroup<P> use = new XaGroup<>(gtrid, lanes);
         groups.add(use);
+        byGtrid.computeIfAbsent(gtrid, x -> new ArrayList<>(2)).add(use);
         return use;
     }
 
     /** The use with this branch prepared and neither committed nor rolled back (a server allows one at a time). */
-    private XaGroup<P> useWaitingFor(Branch branch) {
-        for (XaGroup<P> g : groups) {
+    private XaGroup<P> useWaitingFor(Branch branch, String gtrid) {
+        for (XaGroup<P> g : usesOf(gtrid)) {
             if (g.prepared.containsKey(branch) && !g.commits.containsKey(branch)) {
                 return g;
             }
@@ -230,8 +290,9 @@ final class XaUses<P> {
         fixUses(closed, clock);
         for (XaGroup<P> g : List.copyOf(groups)) {
             long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
-            if (g.participantsFixed && g.firstCommitWindow >= 0 && !g.complete() && waitingSince > 0
-                    && closed - waitingSince >= xaMaxWaitMs) {
+            // complete() last: it looks up every branch, and hundreds of uses are open in a catch-up
+            if (g.participantsFixed && g.firstCommitWindow >= 0 && waitingSince > 0
+                    && closed - waitingSince >= xaMaxWaitMs && !g.complete()) {
                 abandonMissing(g);
             }
         }
@@ -261,8 +322,8 @@ final class XaUses<P> {
                 SortKey first = null;
                 XaGroup<P> firstOf = null;
                 long fixAfter = -1;
-                for (XaGroup<P> o : groups) {
-                    if (o.participantsFixed || !o.gtrid.equals(g.gtrid)) {
+                for (XaGroup<P> o : usesOf(g.gtrid)) {
+                    if (o.participantsFixed) {
                         continue;
                     }
                     SortKey f = o.firstFinish();
@@ -318,8 +379,9 @@ final class XaUses<P> {
     private void fixEarliestUse(String gtrid, Long settled) {
         List<XaGroup<P>> open = new ArrayList<>();
         long f = Long.MAX_VALUE;
-        for (XaGroup<P> g : groups) {
-            if (g.gtrid.equals(gtrid) && !g.participantsFixed) {
+        List<XaGroup<P>> same = byGtrid.get(gtrid);
+        for (XaGroup<P> g : same) {
+            if (!g.participantsFixed) {
                 open.add(g);
                 long after = g.fixAfter();
                 if (after >= 0) {
@@ -338,9 +400,14 @@ final class XaUses<P> {
             }
         }
         int at = groups.indexOf(open.get(0));
+        // nothing before the first open use of the gtrid is open: taking them out leaves its place where it was
+        int atSame = same.indexOf(open.get(0));
         groups.removeAll(open);
+        same.removeAll(open);
+        open.forEach(this::unindex); // their commits and rollbacks are taken into the uses built below
         XaGroup<P> use = new XaGroup<>(gtrid, lanes);
         groups.add(at, use);
+        same.add(atSame, use);
         // per shard in binlog order: a prepare after a commit or rollback of the use on its shard is a later use
         parts.sort(Comparator.comparingInt((Part<P> x) -> x.prepare().shard())
                 .thenComparingLong(x -> x.prepare().sequence()));
@@ -360,7 +427,8 @@ final class XaUses<P> {
         for (Part<P> x : later) {
             x.addTo(useTaking(x.prepare()));
         }
-        boolean usedAgain = !later.isEmpty() || groups.stream().anyMatch(g -> g != use && g.gtrid.equals(gtrid));
+        usesOf(gtrid).forEach(this::index);
+        boolean usedAgain = !later.isEmpty() || usesOf(gtrid).stream().anyMatch(g -> g != use);
         boolean usedBefore = recent.containsKey(gtrid);
         if (use.prepared.isEmpty()) {
             remember(gtrid, List.of());

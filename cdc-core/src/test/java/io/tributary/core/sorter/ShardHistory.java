@@ -77,6 +77,12 @@ final class ShardHistory {
      */
     static ShardHistory generate(long seed, int shards, int transactions, boolean secondsOnlyTimestamps,
                                  boolean crossingXa, boolean lostCommit, Reuse reuse) {
+        return generate(seed, shards, transactions, secondsOnlyTimestamps, crossingXa, lostCommit, reuse, 40_000);
+    }
+
+    /** The same, with transactions up to {@code maxGapMicros} apart (40 ms above; a busy cluster is denser). */
+    static ShardHistory generate(long seed, int shards, int transactions, boolean secondsOnlyTimestamps,
+                                 boolean crossingXa, boolean lostCommit, Reuse reuse, int maxGapMicros) {
         Random r = new Random(seed);
         ShardHistory h = new ShardHistory(shards, 100);
         // events on each shard keyed by real time in microseconds
@@ -90,7 +96,7 @@ final class ShardHistory {
         // per XA gtrid: for each transaction that used it, when it commits or rolls back on each of its shards
         Map<String, List<Map<Integer, Long>>> finishedAt = new LinkedHashMap<>();
         for (int t = 0; t < transactions; t++) {
-            now += 1 + r.nextInt(40_000);
+            now += 1 + r.nextInt(maxGapMicros);
             if (r.nextInt(4) != 0 || shards < 2) {
                 int s = r.nextInt(shards);
                 long ts = free(timeline.get(s), now);
@@ -307,6 +313,22 @@ final class ShardHistory {
             h.units.add(copy);
         }
         transactions.stream().filter(t -> !dropped.contains(t.name())).forEach(h.transactions::add);
+        return h;
+    }
+
+    /**
+     * The same timeline as a catch-up after an outage reads it: no shard has a heartbeat before the last
+     * {@code kept} of the timeline (nothing wrote them while the daemon was down; it beats again once started).
+     */
+    ShardHistory afterAnOutage(int kept) {
+        ShardHistory h = new ShardHistory(shardCount, heartbeatMs);
+        long last = units.get(0).stream().filter(u -> u.kind() == Kind.HEARTBEAT).mapToLong(ShardUnit::heartbeat).max()
+                .orElse(0);
+        for (List<ShardUnit<String>> list : units) {
+            h.units.add(list.stream().filter(u -> u.kind() != Kind.HEARTBEAT || u.heartbeat() > last - kept * heartbeatMs)
+                    .toList());
+        }
+        h.transactions.addAll(transactions);
         return h;
     }
 

@@ -69,8 +69,10 @@ import org.junit.jupiter.api.io.TempDir;
 class CatchUpPipelineIT {
 
     private static final AtomicLong SERVER_IDS = new AtomicLong(7400);
-    private static final String MEMORY_LIMIT = "8MB";
-    private static final long MEMORY_LIMIT_BYTES = 8L * 1024 * 1024;
+    /** The buffer's limit in MB: small, so that bounded memory is tested; {@code -Dtributary.catchup.memoryMb=64} to measure. */
+    private static final int MEMORY_MB = Integer.getInteger("tributary.catchup.memoryMb", 8);
+    private static final String MEMORY_LIMIT = MEMORY_MB + "MB";
+    private static final long MEMORY_LIMIT_BYTES = MEMORY_MB * 1024L * 1024;
     private static final int LOAD_SECONDS = Integer.getInteger("tributary.catchup.loadSeconds", 20);
 
     /** One global transaction read back: its rows' fingerprints. */
@@ -110,7 +112,10 @@ class CatchUpPipelineIT {
         assertThat(load.xaCommits.get()).as("XA commits").isGreaterThan(20);
         assertThat(load.xaRollbacks.get()).as("XA rollbacks").isPositive();
         assertThat(load.large.get()).as("2 000-row transactions").isPositive();
-        assertThat(backlogBytes).as("backlog bytes").isGreaterThan(2 * MEMORY_LIMIT_BYTES);
+        if (MEMORY_MB == 8) {
+            // bounded memory is what the default limit tests; a larger one (to measure the rate) may hold it all
+            assertThat(backlogBytes).as("backlog bytes").isGreaterThan(2 * MEMORY_LIMIT_BYTES);
+        }
 
         // the daemon starts again: its heartbeats begin, after the backlog in every shard's binlog
         Run first;
