@@ -151,17 +151,10 @@ final class CycleBreaker<P> {
         while (!todo.isEmpty()) {
             XaGroup<P> from = todo.poll();
             for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
-                if (!from.waitsFor(b.getKey())) {
+                XaGroup<P> blocker = blockerOf(from, b.getKey(), b.getValue());
+                if (blocker == null) {
                     continue;
                 }
-                Entry<P> commit = from.commits.get(b.getKey());
-                Lane<P> lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
-                Entry<P> head = lane.queue.peekFirst();
-                if (head == null || head == commit || head.unit().kind() != Kind.XA_COMMIT
-                        || (commit != null && lane.inHeadRun(from, commit))) {
-                    continue;
-                }
-                XaGroup<P> blocker = head.group;
                 if (seen.add(blocker)) {
                     bound = SortKey.max(bound, lowerBound(blocker));
                     todo.add(blocker);
@@ -185,17 +178,10 @@ final class CycleBreaker<P> {
         Set<XaGroup<P>> seen = null;
         for (XaGroup<P> from = g; from != null; from = todo == null ? null : todo.poll()) {
             for (Map.Entry<Branch, ShardUnit<P>> b : from.prepared.entrySet()) {
-                if (!from.waitsFor(b.getKey())) {
+                XaGroup<P> blocker = blockerOf(from, b.getKey(), b.getValue());
+                if (blocker == null) {
                     continue;
                 }
-                Entry<P> commit = from.commits.get(b.getKey());
-                Lane<P> lane = lanes.get(commit != null ? commit.unit().shard() : b.getValue().shard());
-                Entry<P> head = lane.queue.peekFirst();
-                if (head == null || head == commit || head.unit().kind() != Kind.XA_COMMIT
-                        || (commit != null && lane.inHeadRun(from, commit))) {
-                    continue;
-                }
-                XaGroup<P> blocker = head.group;
                 if (seen == null) {
                     seen = new HashSet<>(List.of(g));
                     todo = new ArrayDeque<>();
@@ -209,6 +195,24 @@ final class CycleBreaker<P> {
             }
         }
         return true;
+    }
+
+    /**
+     * The group whose XA commit heads the lane where {@code from}'s branch (prepared as {@code prepare}) waits, when
+     * it waits behind one (the walk of {@link #waitBound} goes on from there); null when it waits behind none.
+     */
+    private XaGroup<P> blockerOf(XaGroup<P> from, Branch branch, ShardUnit<P> prepare) {
+        if (!from.waitsFor(branch)) {
+            return null;
+        }
+        Entry<P> commit = from.commits.get(branch);
+        Lane<P> lane = lanes.get(commit != null ? commit.unit().shard() : prepare.shard());
+        Entry<P> head = lane.queue.peekFirst();
+        if (head == null || head == commit || head.unit().kind() != Kind.XA_COMMIT
+                || (commit != null && lane.inHeadRun(from, commit))) {
+            return null;
+        }
+        return head.group;
     }
 
     /** Whether {@link #lowerBound} of {@code g} is below {@code key}, left at the first part of it that is not. */
