@@ -8,7 +8,6 @@ import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.event.QueryEvent;
-import io.tributary.core.event.RowsEvent;
 import io.tributary.core.heartbeat.HeartbeatWriter;
 import io.tributary.core.naming.LogicalNames;
 import io.tributary.core.position.ShardPosition;
@@ -28,7 +27,6 @@ import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardFlavor;
 import io.tributary.test.shard.ShardInfo;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -42,7 +40,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,7 +103,7 @@ class CatchUpPipelineIT {
         for (int i = 0; i < infos.size(); i++) {
             Path binlogs = ((EmbeddedMariaDbShard) shards.shard(i)).binlogDirectory();
             ShardBinlogUnits.read(i, binlogs, starts.get(i), db -> !db.equals(HeartbeatWriter.DATABASE),
-                    CatchUpPipelineIT::fingerprint, expected, rolledBack);
+                    ShardBinlogUnits::rowsFingerprint, expected, rolledBack);
             backlogBytes += bytesFrom(binlogs, starts.get(i));
         }
         assertThat(load.xaCommits.get()).as("XA commits").isGreaterThan(20);
@@ -464,13 +461,6 @@ class CatchUpPipelineIT {
         }
     }
 
-    private static String fingerprint(BinlogEvent e) {
-        ByteBuffer b = e.body(RowsEvent.class).rows();
-        byte[] bytes = new byte[b.remaining()];
-        b.get(bytes);
-        return e.type() + ":" + HexFormat.of().formatHex(bytes);
-    }
-
     /** The global binlog's transactions (MariaDB flavor: GTID ... XID, or GTID + DDL query). */
     private static List<OutTxn> readGlobal(Path dir) throws IOException {
         List<OutTxn> out = new ArrayList<>();
@@ -485,7 +475,7 @@ class CatchUpPipelineIT {
                     gtid = g.gtid();
                     rows = new ArrayList<>();
                 } else if (e.type() != null && e.type().isRows()) {
-                    rows.add(fingerprint(e));
+                    rows.add(ShardBinlogUnits.rowsFingerprint(e));
                 } else if (gtid != null && (e.type() == EventType.XID || e.body() instanceof QueryEvent)) {
                     out.add(new OutTxn(gtid, rows));
                     gtid = null;

@@ -8,7 +8,6 @@ import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.event.QueryEvent;
-import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.core.heartbeat.HeartbeatWriter;
 import io.tributary.core.naming.LogicalNames;
@@ -32,7 +31,6 @@ import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardFlavor;
 import io.tributary.test.shard.ShardInfo;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -45,7 +43,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -117,7 +114,7 @@ class GlobalBinlogPipelineIT {
         List<String> rolledBack = new ArrayList<>();
         for (int i = 0; i < infos.size(); i++) {
             ShardBinlogUnits.read(i, ((EmbeddedMariaDbShard) shards.shard(i)).binlogDirectory(), starts.get(i),
-                    db -> !db.equals(HeartbeatWriter.DATABASE), GlobalBinlogPipelineIT::fingerprint, expected, rolledBack);
+                    db -> !db.equals(HeartbeatWriter.DATABASE), ShardBinlogUnits::rowsFingerprint, expected, rolledBack);
         }
         List<OutTxn> out = readGlobal(dir.resolve("binlog"));
         assertThat(load.xaCommits.get()).as("XA commits").isGreaterThan(10);
@@ -407,13 +404,6 @@ class GlobalBinlogPipelineIT {
         }
     }
 
-    private static String fingerprint(BinlogEvent e) {
-        ByteBuffer b = e.body(RowsEvent.class).rows();
-        byte[] bytes = new byte[b.remaining()];
-        b.get(bytes);
-        return e.type() + ":" + HexFormat.of().formatHex(bytes);
-    }
-
     /** The global binlog's transactions (MariaDB flavor: GTID ... XID, or GTID + DDL query). */
     private static List<OutTxn> readGlobal(Path dir) throws IOException {
         List<OutTxn> out = new ArrayList<>();
@@ -432,7 +422,7 @@ class GlobalBinlogPipelineIT {
                 } else if (e.body() instanceof TableMapEvent m) {
                     tables.add(m.database() + "." + m.table());
                 } else if (e.type() != null && e.type().isRows()) {
-                    rows.add(fingerprint(e));
+                    rows.add(ShardBinlogUnits.rowsFingerprint(e));
                 } else if (gtid != null && e.type() == EventType.XID) {
                     out.add(new OutTxn(gtid, rows, tables, null));
                     gtid = null;

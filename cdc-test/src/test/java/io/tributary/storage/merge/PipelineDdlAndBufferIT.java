@@ -7,7 +7,6 @@ import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.event.QueryEvent;
-import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.core.heartbeat.HeartbeatWriter;
 import io.tributary.core.naming.LogicalNames;
@@ -30,7 +29,6 @@ import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardFlavor;
 import io.tributary.test.shard.ShardInfo;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -43,12 +41,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -465,7 +461,7 @@ class PipelineDdlAndBufferIT {
     /** The global binlog's transactions: GTID ... XID, or GTID + DDL query. */
     private static List<OutTxn> readGlobal(Path dir) throws IOException {
         List<OutTxn> out = new ArrayList<>();
-        for (Path f : files(dir, "binlog\\.\\d+")) {
+        for (Path f : ShardBinlogUnits.files(dir, "binlog\\.\\d+")) {
             BinlogEventDecoder d = new BinlogEventDecoder(f.getFileName().toString(), Files.readAllBytes(f),
                     DecoderOptions.FULL);
             boolean open = false;
@@ -476,7 +472,7 @@ class PipelineDdlAndBufferIT {
                     open = true;
                     rows = new ArrayList<>();
                 } else if (e.type() != null && e.type().isRows()) {
-                    rows.add(fingerprint(e));
+                    rows.add(ShardBinlogUnits.rowsFingerprint(e));
                 } else if (open && e.type() == io.tributary.core.event.EventType.XID) {
                     out.add(new OutTxn(null, null, rows));
                     open = false;
@@ -502,7 +498,7 @@ class PipelineDdlAndBufferIT {
         for (int i = 0; i < starts.size(); i++) {
             ShardPosition start = starts.get(i);
             Path dir = ((EmbeddedMariaDbShard) shards.shard(i)).binlogDirectory();
-            for (Path f : files(dir, "mariadb-bin\\.\\d+")) {
+            for (Path f : ShardBinlogUnits.files(dir, "mariadb-bin\\.\\d+")) {
                 String name = f.getFileName().toString();
                 if (name.compareTo(start.file()) < 0) {
                     continue;
@@ -517,7 +513,7 @@ class PipelineDdlAndBufferIT {
                     if (e.body() instanceof TableMapEvent m) {
                         heartbeat = m.database().equals(HeartbeatWriter.DATABASE);
                     } else if (e.type() != null && e.type().isRows() && !heartbeat) {
-                        rows.add(fingerprint(e));
+                        rows.add(ShardBinlogUnits.rowsFingerprint(e));
                     }
                 }
             }
@@ -525,16 +521,4 @@ class PipelineDdlAndBufferIT {
         return rows;
     }
 
-    private static String fingerprint(BinlogEvent e) {
-        ByteBuffer b = e.body(RowsEvent.class).rows();
-        byte[] bytes = new byte[b.remaining()];
-        b.get(bytes);
-        return e.type() + ":" + HexFormat.of().formatHex(bytes);
-    }
-
-    private static List<Path> files(Path dir, String pattern) throws IOException {
-        try (Stream<Path> list = Files.list(dir)) {
-            return list.filter(p -> p.getFileName().toString().matches(pattern)).sorted().toList();
-        }
-    }
 }

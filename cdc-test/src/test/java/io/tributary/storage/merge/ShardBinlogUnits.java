@@ -51,6 +51,14 @@ final class ShardBinlogUnits {
     }
 
     /** The files of {@code dir} whose names match {@code pattern}, in name order. */
+    /** A rows event as its type and the hex of its row images: equal for the same rows however they travelled. */
+    static String rowsFingerprint(BinlogEvent e) {
+        java.nio.ByteBuffer b = e.body(io.tributary.core.event.RowsEvent.class).rows();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        return e.type() + ":" + HexFormat.of().formatHex(bytes);
+    }
+
     static List<Path> files(Path dir, String pattern) throws IOException {
         try (Stream<Path> list = Files.list(dir)) {
             return list.filter(p -> p.getFileName().toString().matches(pattern)).sorted().toList();
