@@ -86,7 +86,15 @@ public final class LogicalShape {
                     l.nullable()));
             identity = false;
         }
-        return identity ? Optional.empty() : Optional.of(new RowsReshaper(map, targets));
+        if (identity) {
+            return Optional.empty();
+        }
+        // names where the shard writes them: the new map then has the layout (and global id) of the altered shards'
+        List<String> names = new ArrayList<>();
+        if (!map.optional().columnNames().isEmpty()) {
+            to.columns().forEach(c -> names.add(c.name()));
+        }
+        return Optional.of(new RowsReshaper(map, targets, names));
     }
 
     /** Whether rows of {@code a} and {@code b} decode alike (column by column, same storage). */

@@ -322,6 +322,7 @@ class GlobalBinlogPipelineIT {
         int updates = 0;
         int deletes = 0;
         List<String> ddlOut = new ArrayList<>();
+        Map<Integer, java.util.Set<Long>> idsByPhase = new java.util.TreeMap<>();
         io.tributary.core.event.rows.RowsEventDecoder rows = new io.tributary.core.event.rows.RowsEventDecoder("global");
         for (Path f : ShardBinlogUnits.files(dir.resolve("binlog"), "binlog\\.\\d+")) {
             BinlogEventDecoder d = new BinlogEventDecoder(f.getFileName().toString(), Files.readAllBytes(f),
@@ -338,6 +339,7 @@ class GlobalBinlogPipelineIT {
                     int vc = names.get(phase).indexOf("s");
                     assertThat(m.metadata().get(vc)).as(where + ": VARCHAR bytes").isEqualTo(varcharBytes.get(phase));
                     rows.remember(m);
+                    idsByPhase.computeIfAbsent(phase, k -> new java.util.TreeSet<>()).add(m.tableId());
                 } else if (e.type() != null && e.type().isRows() && rows.tableMap(RowsEvent.tableIdOf(e)) != null) {
                     for (io.tributary.core.event.rows.RowChange c : rows.decode(e)) {
                         for (io.tributary.core.event.rows.Row r : java.util.Arrays.asList(c.before(), c.after())) {
@@ -378,6 +380,8 @@ class GlobalBinlogPipelineIT {
         assertThat(writes.keySet()).as("every row inserted, none of the refused transaction")
                 .containsExactlyInAnyOrderElementsOf(inserted);
         assertThat(writes.values()).as("each once").containsOnly(1);
+        assertThat(idsByPhase.values()).as("one table id per shape: rewritten table maps have the layout (and the"
+                + " column names) of the altered shards' own").allMatch(ids -> ids.size() == 1);
         assertThat(updates).as("updates").isEqualTo(3);
         assertThat(deletes).as("deletes").isEqualTo(1);
         assertThat(defaults).as("row images given the default of c (rows of shards not yet altered)").isGreaterThan(5);

@@ -26,8 +26,8 @@ import java.util.Objects;
  * an image where every source column is (a full image); in a partial one ({@code binlog_row_image=MINIMAL}) it
  * is left out, as the server leaves out what it does not log.
  *
- * <p>The TABLE_MAP written for the target has no optional metadata (column names, signedness, charsets): those
- * of the source describe other columns. Rows events keep their type (v1/v2), flags, v2 extra data and table id;
+ * <p>The TABLE_MAP written for the target has no optional metadata but, when given, the column names (signedness,
+ * charsets and keys of the source describe other columns). Rows events keep their type (v1/v2), flags, v2 extra data and table id;
  * the merge gives them the global table id afterwards. PARTIAL_UPDATE_ROWS, expanded on the way in, never
  * reaches here.
  *
@@ -81,6 +81,20 @@ public final class RowsReshaper {
      * @param targets the target layout, column by column
      */
     public RowsReshaper(TableMapEvent source, List<TargetColumn> targets) {
+        this(source, targets, List.of());
+    }
+
+    /**
+     * @param source      the shard's TABLE_MAP the rows events refer to
+     * @param targets     the target layout, column by column
+     * @param columnNames the target columns' names, written as the TABLE_MAP's COLUMN_NAME field, or empty for none
+     *                    (give them where the shard writes names, {@code binlog_row_metadata=FULL}, so the new map
+     *                    has the layout of the maps of the shards already altered)
+     */
+    public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, List<String> columnNames) {
+        if (!columnNames.isEmpty() && columnNames.size() != targets.size()) {
+            throw new IllegalArgumentException(columnNames.size() + " column names for " + targets.size() + " columns");
+        }
         this.source = Objects.requireNonNull(source, "source");
         this.targets = List.copyOf(targets);
         this.sourceColumns = TableColumns.of(source);
@@ -104,8 +118,12 @@ public final class RowsReshaper {
             metadata.add(t.metadata());
             nullable.set(j, t.nullable());
         }
+        TableMapOptionalMetadata optional = columnNames.isEmpty() ? TableMapOptionalMetadata.EMPTY
+                : new TableMapOptionalMetadata(null, null, java.util.Map.of(), columnNames, java.util.Map.of(),
+                        java.util.Map.of(), java.util.Map.of(), List.of(), null, java.util.Map.of(), null, java.util.Map.of(),
+                        List.of());
         this.target = new TableMapEvent(source.tableId(), source.flags(), source.database(), source.table(), types,
-                metadata, nullable, TableMapOptionalMetadata.EMPTY);
+                metadata, nullable, optional);
         this.targetColumns = TableColumns.of(target);
     }
 
@@ -167,6 +185,18 @@ public final class RowsReshaper {
         packed(body, meta.size());
         body.write(meta.toByteArray(), 0, meta.size());
         body.write(bitmap(target.nullable(), target.columnCount()), 0, (target.columnCount() + 7) / 8);
+        List<String> names = target.optional().columnNames();
+        if (!names.isEmpty()) {
+            ByteArrayOutputStream field = new ByteArrayOutputStream();
+            for (String n : names) {
+                byte[] b = n.getBytes(StandardCharsets.UTF_8);
+                packed(field, b.length);
+                field.write(b, 0, b.length);
+            }
+            body.write(4); // COLUMN_NAME
+            packed(body, field.size());
+            body.write(field.toByteArray(), 0, field.size());
+        }
         return event(sourceEvent, EventType.TABLE_MAP.code(), body.toByteArray(), target);
     }
 

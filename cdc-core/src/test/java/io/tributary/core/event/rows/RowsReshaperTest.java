@@ -186,7 +186,11 @@ class RowsReshaperTest {
             }
         }
         Assumptions.assumeTrue(item != null);
-        RowsReshaper reshaper = new RowsReshaper(item.map(), targets(item));
+        List<String> names = new ArrayList<>();
+        for (int j = 0; j < targets(item).size(); j++) {
+            names.add("col_" + j);
+        }
+        RowsReshaper reshaper = new RowsReshaper(item.map(), targets(item), names);
         for (BinlogFlavor flavor : BinlogFlavor.values()) {
             BinlogEventEncoder encoder = new BinlogEventEncoder(flavor, 7);
             ByteBuf buf = Unpooled.buffer();
@@ -200,6 +204,7 @@ class RowsReshaperTest {
             assertThat(map.columnTypes()).isEqualTo(reshaper.targetMap().columnTypes());
             assertThat(map.metadata()).isEqualTo(reshaper.targetMap().metadata());
             assertThat(map.nullable()).isEqualTo(reshaper.targetMap().nullable());
+            assertThat(map.optional().columnNames()).as("the COLUMN_NAME field").isEqualTo(names);
             assertThat(map.database() + "." + map.table()).isEqualTo("shop.orders");
             BinlogEvent rows = decoder.next();
             List<RowChange> got = decode(rows, map);
