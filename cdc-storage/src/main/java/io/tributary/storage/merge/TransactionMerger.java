@@ -213,15 +213,26 @@ public final class TransactionMerger {
      */
     private void followShapes(String shard, String physicalDb, String physicalSql, LogicalSchema before,
             boolean written) {
+        if (shapes.isEmpty() && !written) {
+            return;
+        }
+        try {
+            moveShapes(shard, physicalDb, physicalSql, before, written);
+        } catch (RuntimeException e) {
+            // a statement the shapes cannot follow must not stop the merge: its table keeps the shapes it had
+            log.warn("rollout shapes: cannot follow the DDL statement of shard {} [{}]: {}", shard, physicalSql,
+                    e.toString());
+        }
+    }
+
+    private void moveShapes(String shard, String physicalDb, String physicalSql, LogicalSchema before,
+            boolean written) {
         DdlRewriter.Rewritten r = rewriter.rewrite(physicalDb, physicalSql);
         if (r.tables().size() != 1 || r.physicalTables().size() != 1) {
             return;
         }
         LogicalTable lt = r.tables().iterator().next();
         TableName t = new TableName(lt.database(), lt.table());
-        if (shapes.isEmpty() && !written) {
-            return;
-        }
         String physical = r.physicalTables().get(0);
         int dot = physical.indexOf('.');
         String db = physicalDb == null || physicalDb.isEmpty() ? "" : names.database(physicalDb);
@@ -442,6 +453,16 @@ public final class TransactionMerger {
         }
     }
 
+    /** A table map's rewrite (or none), valid for these shapes, schema and shard. */
+    private record ShapeDecision(ShardShapes shapes, LogicalSchema schema, String shard, RowsReshaper reshaper) {
+    }
+
+    /**
+     * Per decoded table map body (shard readers share the body of a table map that repeats), its rewrite as last
+     * decided: the append thread's, like the events it reads.
+     */
+    private final Map<TableMapEvent, ShapeDecision> decisions = new java.util.IdentityHashMap<>();
+
     /**
      * The branches' TABLE_MAP and rows events, renamed, branch after branch; those of a physical table in another
      * shape than its logical table at this position (a DDL rolling out) rewritten into the logical shape.
@@ -465,6 +486,19 @@ public final class TransactionMerger {
         /** The rewrite of the rows of this table map's table into its logical shape, or null: none needed. */
         private RowsReshaper reshaper(BinlogEvent e) {
             TableMapEvent map = e.body(TableMapEvent.class);
+            ShapeDecision d = decisions.get(map);
+            if (d != null && d.shapes() == shapesAt && d.schema() == schemaAt && d.shard().equals(shard)) {
+                return d.reshaper();
+            }
+            RowsReshaper r = decide(map);
+            if (decisions.size() >= 4096) {
+                decisions.clear();
+            }
+            decisions.put(map, new ShapeDecision(shapesAt, schemaAt, shard, r));
+            return r;
+        }
+
+        private RowsReshaper decide(TableMapEvent map) {
             LogicalTable lt = names.logicalTable(map.database(), map.table());
             TableName t = new TableName(lt.database(), lt.table());
             if (!shapesAt.tables().contains(t)) {
