@@ -60,6 +60,13 @@ import org.slf4j.LoggerFactory;
  * cannot be applied is logged with the statement and where it came from; the tables it names are then read again
  * from the shard that wrote it ({@link TableDefinitionSource}) where possible, else they keep their definition.
  *
+ * <p>While a DDL rolls out one shard at a time, each DDL copy also moves the shape of the physical table it came
+ * from ({@link ShardShapes}, stored with the checkpoint beside the DDL dedup's memory); a transaction keeps the
+ * logical schema and the shapes of its position, and the TABLE_MAP and rows events of a physical table in another
+ * shape are rewritten into the logical one as they are read ({@link LogicalShape}, {@link RowsReshaper}). Rows that
+ * cannot be (a narrowing, another type) throw a {@link io.tributary.core.naming.ShapeConflictException} to the
+ * writer, which writes nothing of the transaction; the pipeline stops.
+ *
  * <p>Events are read from the buffers lazily, while the writer iterates, so a spilled transaction streams
  * from the spill store. Buffers are released by the caller once the transaction is durable
  * ({@link MergedTransaction#buffers()}).
