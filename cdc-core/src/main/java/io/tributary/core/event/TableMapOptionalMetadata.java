@@ -77,7 +77,8 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
                 && unknownFieldTypes.isEmpty();
     }
 
-    static final TableMapOptionalMetadata EMPTY = new TableMapOptionalMetadata(null, null, Map.of(), List.of(), Map.of(),
+    /** None: what a TABLE_MAP without optional metadata carries. */
+    public static final TableMapOptionalMetadata EMPTY = new TableMapOptionalMetadata(null, null, Map.of(), List.of(), Map.of(),
             Map.of(), Map.of(), List.of(), null, Map.of(), null, Map.of(), List.of());
 
     static TableMapOptionalMetadata read(EventReader r, List<ColumnType> types, List<Integer> metadata,

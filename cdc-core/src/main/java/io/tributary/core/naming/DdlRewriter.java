@@ -29,11 +29,22 @@ import java.util.Set;
 public final class DdlRewriter {
 
     /**
-     * Result: the logical statement, its normalised form, the logical tables and databases it names, and the
-     * normalised form of the physical statement (what tells two physical copies of one logical statement apart).
+     * Result: the logical statement, its normalised form, the logical tables and databases it names, the
+     * normalised form of the physical statement (what tells two physical copies of one logical statement apart),
+     * and the physical tables it names ({@code db.table}, the default database where unqualified), in order.
      */
     public record Rewritten(String sql, String normalized, Set<LogicalTable> tables, Set<String> databases,
-            String physicalNormalized) {
+            String physicalNormalized, List<String> physicalTables) {
+
+        /** As before issue 16: without the physical tables. */
+        public Rewritten(String sql, String normalized, Set<LogicalTable> tables, Set<String> databases,
+                String physicalNormalized) {
+            this(sql, normalized, tables, databases, physicalNormalized, List.of());
+        }
+
+        public Rewritten {
+            physicalTables = List.copyOf(physicalTables);
+        }
     }
 
     private enum Kind {
@@ -82,7 +93,8 @@ public final class DdlRewriter {
         boolean skipBodies = createOrDrop && (containsWordWithin(all, code, "VIEW", 6)
                 || containsWordWithin(all, code, "TRIGGER", 6) || containsWordWithin(all, code, "PROCEDURE", 6)
                 || containsWordWithin(all, code, "FUNCTION", 6) || containsWordWithin(all, code, "EVENT", 6));
-        Ctx ctx = new Ctx(all, code, replacement, defaultDatabase, tables, databases);
+        List<String> physicalTables = new ArrayList<>();
+        Ctx ctx = new Ctx(all, code, replacement, defaultDatabase, tables, databases, physicalTables);
         if (!skipBodies) {
             boolean onUsed = false;
             for (int c = 0; c < code.size(); c++) {
@@ -130,7 +142,7 @@ public final class DdlRewriter {
             out.append(replacement[i] != null ? replacement[i] : all.get(i).text());
         }
         return new Rewritten(out.toString(), normalize(all, replacement), tables, databases,
-                normalize(all, new String[all.size()]));
+                normalize(all, new String[all.size()]), physicalTables);
     }
 
     /** Comments dropped, identifiers unquoted, lower case outside string literals, whitespace collapsed, no trailing ';'. */
@@ -158,7 +170,7 @@ public final class DdlRewriter {
     }
 
     private record Ctx(List<Token> all, List<Integer> code, String[] replacement, String defaultDatabase,
-            Set<LogicalTable> tables, Set<String> databases) {
+            Set<LogicalTable> tables, Set<String> databases, List<String> physicalTables) {
         Token at(int c) {
             return c < code.size() ? all.get(code.get(c)) : null;
         }
@@ -220,11 +232,13 @@ public final class DdlRewriter {
             ctx.replacement()[ctx.code().get(c)] = quoteLike(a, db);
             ctx.replacement()[ctx.code().get(c + 2)] = quoteLike(b, table);
             ctx.tables().add(new LogicalTable(db, table));
+            ctx.physicalTables().add(a.identifier() + "." + b.identifier());
             return c + 2;
         }
         String table = names.table(a.identifier());
         ctx.replacement()[ctx.code().get(c)] = quoteLike(a, table);
         ctx.tables().add(new LogicalTable(names.database(ctx.defaultDatabase()), table));
+        ctx.physicalTables().add((ctx.defaultDatabase() == null ? "" : ctx.defaultDatabase()) + "." + a.identifier());
         return c;
     }
 

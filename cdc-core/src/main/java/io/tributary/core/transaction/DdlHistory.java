@@ -16,12 +16,22 @@ import java.util.Objects;
  * <p>Statements and sources are digests (printable, no spaces), so the stored form stays small whatever
  * the statement text.
  *
+ * <p>Beside it, and changing with the same copies: the shapes of the physical tables while a DDL rolls out shard by
+ * shard ({@code io.tributary.core.naming.ShardShapes}, as its printable tokens), so that a restarted merger rewrites
+ * the rows of a shard not yet altered as the first run did.
+ *
  * @param statements oldest first (least recently seen first)
+ * @param shapes     the rollout shapes' tokens (printable ASCII, no spaces), oldest first
  */
-public record DdlHistory(List<Statement> statements) {
+public record DdlHistory(List<Statement> statements, List<String> shapes) {
 
     /** Nothing remembered: a fresh global binlog. */
     public static final DdlHistory EMPTY = new DdlHistory(List.of());
+
+    /** Statements alone, no rollout open. */
+    public DdlHistory(List<Statement> statements) {
+        this(statements, List.of());
+    }
 
     /**
      * @param key     digest of the logical statement (logical default database, logical tables, normalised text)
@@ -49,6 +59,10 @@ public record DdlHistory(List<Statement> statements) {
 
     public DdlHistory {
         statements = List.copyOf(statements);
+        shapes = List.copyOf(shapes);
+        for (String t : shapes) {
+            requireToken(t, "rollout shapes");
+        }
     }
 
     private static void requireToken(String s, String what) {

@@ -13,11 +13,12 @@ import java.util.TreeMap;
  *
  * <p>Example (as {@link CheckpointFile} stores it, names URL-encoded, {@code !} for absent):
  * <pre>
- * tributary-checkpoint 3
+ * tributary-checkpoint 4
  * binlog binlog.000003 104857
  * sequence 4711
  * shard shard-0 mysql-bin.000012 4096 3e11fa47-71ca-11e1-9e33-c80aa9429562%3A1-42 0 1732233600123 1732233600123 1732233600101000
  * ddl 3q2-7wAAbbbCCCdddEEE 1 2 Zm9vYmFyYmF6cXV4 1 YmF6cXV4Zm9vYmFy 1
+ * shape c2hvcABvcmRlcnMAQ1JFQVRFIFRBQkxFIGBvcmRlcnNgIC4uLg
  * crc 2844172912
  * </pre>
  *
@@ -25,7 +26,8 @@ import java.util.TreeMap;
  * @param position     offset in {@code file} just past that transaction (or past the file header)
  * @param lastSequence GTID sequence number of that transaction (0 before the first)
  * @param shards       resume positions by shard name
- * @param ddl          the DDL deduplication's memory as of that transaction
+ * @param ddl          the DDL deduplication's memory as of that transaction, with the shapes of physical tables
+ *                     behind a DDL rolling out (the {@code shape} lines)
  */
 public record BinlogCheckpoint(String file, long position, long lastSequence, Map<String, ShardCheckpoint> shards,
         DdlHistory ddl) {

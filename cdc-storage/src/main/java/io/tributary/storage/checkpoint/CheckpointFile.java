@@ -36,17 +36,18 @@ import java.util.zip.CRC32;
  * last three: the sorter's {@link ShardCheckpoint.Clock}, without which a restarted sorter would order the
  * re-read units differently and could fix an XA transaction's branches too early), one
  * {@code ddl <key> <written> <n> <source> <copies>...} per statement the DDL deduplication remembers (version 3,
- * oldest first; see {@link io.tributary.core.transaction.DdlHistory}), {@code crc <crc32>}.
+ * oldest first; see {@link io.tributary.core.transaction.DdlHistory}), one {@code shape <token>} per rollout open
+ * (version 4: the shapes of the physical tables while a DDL rolls out, oldest first), {@code crc <crc32>}.
  *
  * <p>Not thread-safe: one thread writes (the binlog syncer); reading happens at startup.
  */
 public final class CheckpointFile {
     private static final String MAGIC = "tributary-checkpoint";
     /**
-     * Version 2 adds each shard's sorter clock, version 3 the {@code ddl} lines; older files are still read
-     * (no clock, nothing remembered).
+     * Version 2 adds each shard's sorter clock, version 3 the {@code ddl} lines, version 4 the {@code shape} lines;
+     * older files are still read (no clock, nothing remembered, no rollout open).
      */
-    private static final int VERSION = 3;
+    private static final int VERSION = 4;
     private static final String ABSENT = "!";
     /** URL encoding never yields a bare {@code ~} (it writes {@code %7E}), so it can stand for "". */
     private static final String EMPTY = "~";
@@ -139,6 +140,9 @@ public final class CheckpointFile {
             st.copies().forEach((source, n) -> sb.append(' ').append(source).append(' ').append(n));
             sb.append('\n');
         }
+        for (String shape : c.ddl().shapes()) {
+            sb.append("shape ").append(shape).append('\n');
+        }
         long crc = crc(sb.toString());
         sb.append("crc ").append(crc).append('\n');
         return sb.toString();
@@ -165,8 +169,19 @@ public final class CheckpointFile {
         String[] sequence = fields(lines[2], 2, 3);
         Map<String, ShardCheckpoint> shards = new LinkedHashMap<>();
         List<DdlHistory.Statement> ddl = new ArrayList<>();
+        List<String> shapes = new ArrayList<>();
         for (int i = 3; i < lines.length - 1; i++) {
             String[] f = lines[i].split(" ");
+            if (version >= 4 && f[0].equals("shape")) {
+                if (f.length != 2) {
+                    throw damaged(i + 1, "expected 'shape <token>', found " + f.length + " fields");
+                }
+                shapes.add(f[1]);
+                continue;
+            }
+            if (!shapes.isEmpty()) {
+                throw damaged(i + 1, "expected 'shape' or 'crc' after the 'shape' lines, found '" + lines[i] + "'");
+            }
             if (version >= 3 && f[0].equals("ddl")) {
                 ddl.add(ddlStatement(f, i + 1));
                 continue;
@@ -196,7 +211,7 @@ public final class CheckpointFile {
         }
         try {
             return new BinlogCheckpoint(dec(binlog[1]), number(binlog[2], 2), number(sequence[1], 3), shards,
-                    new DdlHistory(ddl));
+                    new DdlHistory(ddl, shapes));
         } catch (IllegalArgumentException e) {
             throw damaged(2, e.getMessage());
         }

@@ -5,6 +5,12 @@ import io.tributary.core.event.EventType;
 import io.tributary.core.event.QueryEvent;
 import io.tributary.core.naming.DdlDeduplicator;
 import io.tributary.core.naming.DdlRewriter;
+import io.tributary.core.naming.LogicalShape;
+import io.tributary.core.naming.ShardShapes;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.event.RowsEvent;
+import io.tributary.core.event.rows.RowsReshaper;
+import io.tributary.core.schema.SchemaTable;
 import io.tributary.core.naming.LogicalTable;
 import io.tributary.core.schema.LogicalSchema;
 import io.tributary.core.schema.SchemaChange;
@@ -54,6 +60,13 @@ import org.slf4j.LoggerFactory;
  * cannot be applied is logged with the statement and where it came from; the tables it names are then read again
  * from the shard that wrote it ({@link TableDefinitionSource}) where possible, else they keep their definition.
  *
+ * <p>While a DDL rolls out one shard at a time, each DDL copy also moves the shape of the physical table it came
+ * from ({@link ShardShapes}, stored with the checkpoint beside the DDL dedup's memory); a transaction keeps the
+ * logical schema and the shapes of its position, and the TABLE_MAP and rows events of a physical table in another
+ * shape are rewritten into the logical one as they are read ({@link LogicalShape}, {@link RowsReshaper}). Rows that
+ * cannot be (a narrowing, another type) throw a {@link io.tributary.core.naming.ShapeConflictException} to the
+ * writer, which writes nothing of the transaction; the pipeline stops.
+ *
  * <p>Events are read from the buffers lazily, while the writer iterates, so a spilled transaction streams
  * from the spill store. Buffers are released by the caller once the transaction is durable
  * ({@link MergedTransaction#buffers()}).
@@ -74,6 +87,9 @@ public final class TransactionMerger {
     private final LogicalNames names;
     private final SchemaDdl schemaDdl;
     private LogicalSchema schema;
+    /** The shapes of physical tables behind (or ahead of) their logical table while a DDL rolls out. */
+    private ShardShapes shapes;
+    private final DdlRewriter rewriter;
     private TableDefinitionSource tableDefinitions = TableDefinitionSource.NONE;
     /** DDL statements written, by what they did to the logical schema ({@link SchemaOutcome}); read by metrics. */
     private final java.util.concurrent.atomic.AtomicLongArray schemaOutcomes =
@@ -129,6 +145,8 @@ public final class TransactionMerger {
         this.registry = new GlobalTableRegistry(names, conflicts);
         this.ddl = new DdlDeduplicator(names, new LinkedHashSet<>(shards), ddlHistory, DdlDeduplicator.DEFAULT_CAPACITY);
         this.ddlVersionStored = ddl.version();
+        this.rewriter = new DdlRewriter(names);
+        this.shapes = ShardShapes.decode(ddlHistory.shapes(), schemaDdl);
     }
 
     /** The transaction to write for {@code emission}, or empty when it writes nothing (checkpoints carried). */
@@ -174,13 +192,15 @@ public final class TransactionMerger {
                 carriedBuffers.addAll(buffers);
                 return Optional.empty();
             }
-            Optional<GlobalEvent.Query> out = ddl.accept(shards.get(unit.shard()), e.header().timestamp(), q.database(),
-                    q.sql());
+            String shard = shards.get(unit.shard());
+            Optional<GlobalEvent.Query> out = ddl.accept(shard, e.header().timestamp(), q.database(), q.sql());
+            LogicalSchema before = schema;
+            SchemaChange change = out.isEmpty() ? null : applySchema(out.get(), shard, q.database(), q.sql(), provenance);
+            followShapes(shard, q.database(), q.sql(), before, out.isPresent());
             if (out.isEmpty()) {
                 carriedBuffers.addAll(buffers);
                 return Optional.empty();
             }
-            SchemaChange change = applySchema(out.get(), shards.get(unit.shard()), q.database(), q.sql(), provenance);
             return Optional.of(take(GlobalTransaction.Kind.DDL, commitTime, List.of(), out.get(), buffers, provenance,
                     change));
         }
@@ -189,6 +209,54 @@ public final class TransactionMerger {
             return Optional.empty();
         }
         return Optional.of(take(GlobalTransaction.Kind.ROWS, commitTime, parts, null, buffers, provenance, null));
+    }
+
+    /**
+     * Moves the shape of the physical table a DDL copy altered ({@link ShardShapes}): statements naming one table
+     * only (the others leave the shapes as they are).
+     *
+     * @param before  the logical schema before the statement (the copy written moved it)
+     * @param written whether this copy is the one written
+     */
+    private void followShapes(String shard, String physicalDb, String physicalSql, LogicalSchema before,
+            boolean written) {
+        if (shapes.isEmpty() && !written) {
+            return;
+        }
+        try {
+            moveShapes(shard, physicalDb, physicalSql, before, written);
+        } catch (RuntimeException e) {
+            // a statement the shapes cannot follow must not stop the merge: its table keeps the shapes it had
+            log.warn("rollout shapes: cannot follow the DDL statement of shard {} [{}]: {}", shard, physicalSql,
+                    e.toString());
+        }
+    }
+
+    private void moveShapes(String shard, String physicalDb, String physicalSql, LogicalSchema before,
+            boolean written) {
+        DdlRewriter.Rewritten r = rewriter.rewrite(physicalDb, physicalSql);
+        if (r.tables().size() != 1 || r.physicalTables().size() != 1) {
+            return;
+        }
+        LogicalTable lt = r.tables().iterator().next();
+        TableName t = new TableName(lt.database(), lt.table());
+        String physical = r.physicalTables().get(0);
+        int dot = physical.indexOf('.');
+        String db = physicalDb == null || physicalDb.isEmpty() ? "" : names.database(physicalDb);
+        shapes = shapes.afterCopy(shard, physical.substring(0, dot), physical.substring(dot + 1), t,
+                before.table(t).orElse(null), schema.table(t).orElse(null), written, current -> {
+                    SchemaDdl.Outcome o = schemaDdl.apply(LogicalSchema.empty(schema.charset(), schema.collation())
+                            .withTable(current), db, r.sql());
+                    if (o instanceof SchemaDdl.Applied a) {
+                        return a.schema().table(t);
+                    }
+                    return o instanceof SchemaDdl.Ignored ? Optional.of(current) : null;
+                });
+    }
+
+    /** The shapes of physical tables during a rollout, as of the last DDL merged. */
+    public ShardShapes shapes() {
+        return shapes;
     }
 
     /** Where tables are read again when a DDL statement cannot be applied (default: nowhere). */
@@ -263,10 +331,11 @@ public final class TransactionMerger {
         carriedBuffers.clear();
         DdlHistory history = null;
         if (ddl.version() != ddlVersionStored) {
-            history = ddl.history();
+            history = new DdlHistory(ddl.history().statements(), shapes.encode(schemaDdl.flavor()));
             ddlVersionStored = ddl.version();
         }
-        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, history, all, provenance, change);
+        return new MergedTransaction(kind, commitTime, parts, query, checkpoints, history, all, provenance, change,
+                schema, shapes);
     }
 
     /** Buffers of emissions that wrote nothing, not yet carried by a written transaction (to free on close). */
@@ -316,12 +385,18 @@ public final class TransactionMerger {
         private final List<BufferedTransaction> buffers;
         private final Provenance provenance;
         private final SchemaChange schemaChange;
+        /** The logical schema and the rollout shapes at this transaction's global position. */
+        private final LogicalSchema schemaAt;
+        private final ShardShapes shapesAt;
         private boolean read;
 
         private MergedTransaction(Kind kind, long commitTime, List<ShardUnit<BufferedTransaction>> parts,
                 GlobalEvent.Query query, List<ShardCheckpoint> checkpoints, DdlHistory ddlHistory,
-                List<BufferedTransaction> buffers, Provenance provenance, SchemaChange schemaChange) {
+                List<BufferedTransaction> buffers, Provenance provenance, SchemaChange schemaChange,
+                LogicalSchema schemaAt, ShardShapes shapesAt) {
             this.schemaChange = schemaChange;
+            this.schemaAt = schemaAt;
+            this.shapesAt = shapesAt;
             this.kind = kind;
             this.commitTime = commitTime;
             this.parts = parts;
@@ -351,7 +426,7 @@ public final class TransactionMerger {
             if (kind == Kind.DDL) {
                 return List.<GlobalEvent>of(query).iterator();
             }
-            return new RowsIterator(parts);
+            return new RowsIterator(parts, schemaAt, shapesAt);
         }
 
         @Override
@@ -385,15 +460,66 @@ public final class TransactionMerger {
         }
     }
 
-    /** The branches' TABLE_MAP and rows events, renamed, branch after branch. */
+    /** A table map's rewrite (or none), valid for these shapes, schema and shard. */
+    private record ShapeDecision(ShardShapes shapes, LogicalSchema schema, String shard, RowsReshaper reshaper) {
+    }
+
+    /**
+     * Per decoded table map body (shard readers share the body of a table map that repeats), its rewrite as last
+     * decided: the append thread's, like the events it reads.
+     */
+    private final Map<TableMapEvent, ShapeDecision> decisions = new java.util.IdentityHashMap<>();
+
+    /**
+     * The branches' TABLE_MAP and rows events, renamed, branch after branch; those of a physical table in another
+     * shape than its logical table at this position (a DDL rolling out) rewritten into the logical shape.
+     */
     private final class RowsIterator implements Iterator<GlobalEvent> {
         private final Iterator<ShardUnit<BufferedTransaction>> branches;
+        private final LogicalSchema schemaAt;
+        private final ShardShapes shapesAt;
+        /** The current branch's rewrites, by the shard's table id (few: only during a rollout). */
+        private final Map<Long, RowsReshaper> reshapers = new java.util.HashMap<>();
         private String shard;
         private BufferedTransaction.EventIterator current;
         private GlobalEvent next;
 
-        RowsIterator(List<ShardUnit<BufferedTransaction>> parts) {
+        RowsIterator(List<ShardUnit<BufferedTransaction>> parts, LogicalSchema schemaAt, ShardShapes shapesAt) {
             this.branches = parts.iterator();
+            this.schemaAt = schemaAt;
+            this.shapesAt = shapesAt;
+        }
+
+        /** The rewrite of the rows of this table map's table into its logical shape, or null: none needed. */
+        private RowsReshaper reshaper(BinlogEvent e) {
+            TableMapEvent map = e.body(TableMapEvent.class);
+            ShapeDecision d = decisions.get(map);
+            if (d != null && d.shapes() == shapesAt && d.schema() == schemaAt && d.shard().equals(shard)) {
+                return d.reshaper();
+            }
+            RowsReshaper r = decide(map);
+            if (decisions.size() >= 4096) {
+                decisions.clear();
+            }
+            decisions.put(map, new ShapeDecision(shapesAt, schemaAt, shard, r));
+            return r;
+        }
+
+        private RowsReshaper decide(TableMapEvent map) {
+            LogicalTable lt = names.logicalTable(map.database(), map.table());
+            TableName t = new TableName(lt.database(), lt.table());
+            if (!shapesAt.tables().contains(t)) {
+                return null;
+            }
+            SchemaTable logical = schemaAt.table(t).orElse(null);
+            if (logical == null) {
+                return null;
+            }
+            Optional<SchemaTable> shape = shapesAt.shapeOf(shard, map.database(), map.table(), t, map, logical);
+            if (shape.isEmpty()) {
+                return null;
+            }
+            return LogicalShape.plan(shard, map.database() + "." + map.table(), map, shape.get(), logical).orElse(null);
         }
 
         @Override
@@ -403,14 +529,26 @@ public final class TransactionMerger {
                     BinlogEvent e = current.next();
                     EventType t = e.type();
                     if (t == EventType.TABLE_MAP) {
-                        next = registry.tableMap(shard, e);
+                        RowsReshaper r = shapesAt.isEmpty() ? null : reshaper(e);
+                        if (r != null) {
+                            reshapers.put(r.targetMap().tableId(), r);
+                            next = registry.tableMap(shard, r.tableMap(e));
+                        } else {
+                            if (!reshapers.isEmpty()) {
+                                reshapers.remove(e.body(TableMapEvent.class).tableId());
+                            }
+                            next = registry.tableMap(shard, e);
+                        }
                     } else if (t != null && t.isRows()) {
-                        next = registry.rows(shard, e);
+                        GlobalEvent.Rows rows = registry.rows(shard, e);
+                        RowsReshaper r = reshapers.isEmpty() ? null : reshapers.get(RowsEvent.tableIdOf(e));
+                        next = r == null ? rows : new GlobalEvent.Rows(r.rows(e), rows.tableId());
                     }
                     continue;
                 }
                 if (current != null) {
                     current.close();
+                    reshapers.clear();
                     registry.endTransaction(shard);
                     current = null;
                 }

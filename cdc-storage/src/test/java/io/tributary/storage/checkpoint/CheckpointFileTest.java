@@ -61,6 +61,30 @@ class CheckpointFileTest {
     }
 
     @Test
+    void theRolloutShapesAreStoredAfterTheDdlLinesAndAShapeLineInTheWrongPlaceIsNamed(@TempDir Path dir)
+            throws Exception {
+        Map<String, ShardCheckpoint> shards = Map.of("shard-0",
+                ShardCheckpoint.at("shard-0", ShardPosition.at("mariadb-bin.000001", 328)));
+        DdlHistory ddl = new DdlHistory(List.of(new DdlHistory.Statement("k2", 1, Map.of("srcC", 1))),
+                List.of("c2hvcABvcmRlcnM", "dG9rZW4tMg"));
+        BinlogCheckpoint written = new BinlogCheckpoint("binlog.000001", 4096, 9, shards, ddl);
+        Path p = dir.resolve("binlog.checkpoint");
+        CheckpointFile file = new CheckpointFile(p, false);
+        file.write(written);
+        assertThat(file.read()).contains(written);
+        assertThat(Files.readString(p)).startsWith("tributary-checkpoint 4\n").contains("\nshape c2hvcABvcmRlcnM\n");
+
+        String text = Files.readString(p).replace("ddl k2", "shape x\nddl k2");
+        String body = text.substring(0, text.lastIndexOf("crc "));
+        CRC32 crc = new CRC32();
+        crc.update(body.getBytes(StandardCharsets.UTF_8));
+        Files.writeString(p, body + "crc " + crc.getValue() + "\n");
+        assertThatThrownBy(file::read).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("binlog.checkpoint is damaged at line 6")
+                .hasMessageContaining("expected 'shape' or 'crc' after the 'shape' lines");
+    }
+
+    @Test
     void aVersionOneFileWithoutClocksIsStillRead(@TempDir Path dir) throws Exception {
         String body = "tributary-checkpoint 1\nbinlog binlog.000001 4096\nsequence 7\n"
                 + "shard shard-0 mariadb-bin.000001 328 ! 1 0-101-9\n";

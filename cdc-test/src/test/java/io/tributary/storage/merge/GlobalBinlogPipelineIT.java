@@ -8,6 +8,7 @@ import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.MariaGtidEvent;
 import io.tributary.core.event.QueryEvent;
+import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.core.heartbeat.HeartbeatWriter;
 import io.tributary.core.naming.LogicalNames;
@@ -197,6 +198,260 @@ class GlobalBinlogPipelineIT {
                     s.substring(Math.max(0, s.length() - 2000))).isZero();
             assertThat(s).contains("### INSERT INTO `shop`.`orders`").doesNotContain("__cdc_heartbeat__");
         }
+    }
+
+    /**
+     * Issue 16: a DDL rolled out one shard at a time while rows are written to every shard. {@code ADD COLUMN c INT
+     * DEFAULT 7}, then {@code DROP COLUMN v}, then a widening ({@code c} to BIGINT, {@code s} from VARCHAR(10) to
+     * VARCHAR(300), whose length prefix grows to 2 bytes) reach shard 0 first and shard 3 last, with inserts on every
+     * shard (an update and a delete on shards not yet altered) in between. Every TABLE_MAP of the global binlog has
+     * the logical shape as of the DDL written before it (the first copy), and every row image decodes in it with the
+     * right values: the default 7 where the shard had no column {@code c} yet. The pipeline restarts from its
+     * checkpoints halfway through the first rollout, which must leave nothing out, twice, or in a wrong shape.
+     * Last, a narrowing on one shard: the next row of another shard stops the pipeline with an error naming the
+     * table, the shard and both shapes, and nothing of it is in the global binlog.
+     */
+    @Test
+    void aDdlRolledOutShardByShardWhileRowsAreWrittenLeavesEveryRowInTheLogicalShape(ShardCluster shards,
+            @TempDir Path dir) throws Exception {
+        List<ShardInfo> infos = shards.infos();
+        List<ShardPosition> starts = new ArrayList<>();
+        List<ShardReaderConfig> readers = new ArrayList<>();
+        for (ShardInfo s : infos) {
+            ShardPosition at = masterPosition(s);
+            starts.add(at);
+            readers.add(ShardReaderConfig.of(s.name(), s.host(), s.port(), s.replUser(), s.replPassword(),
+                    SERVER_IDS.incrementAndGet(), at));
+        }
+        BinlogConfig binlog = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
+                "binlog.flavor", "mariadb", "binlog.sync", "none"));
+        Map<String, String> persist = new HashMap<>(Map.of(PersistConfig.PATH, dir.resolve("spill").toString()));
+        LivePersistSettings settings = new LivePersistSettings(new PersistConfig(Runtime.getRuntime().maxMemory()), persist);
+        Map<Long, Long> explicitC = new HashMap<>();
+        List<Long> inserted = new ArrayList<>();
+        long[] nextId = {1};
+        // what each shard has done of the rollout: 0 nothing, 1 ADD c, 2 DROP v, 3 the widening
+        int[] step = new int[infos.size()];
+        String[] ddl = {"ADD COLUMN c INT DEFAULT 7", "DROP COLUMN v", "MODIFY c BIGINT DEFAULT 7, MODIFY s VARCHAR(300)"};
+        int shapesStored = 0;
+        try (SpillStore store = SpillStore.open(dir.resolve("spill"));
+                TransactionBuffer buffer = new TransactionBuffer(settings, store);
+                HeartbeatWriter heartbeats = new HeartbeatWriter(heartbeatTargets(infos), HeartbeatWriter.DEFAULT_INTERVAL,
+                        HeartbeatWriter::systemMicros)) {
+            heartbeats.start();
+            RolloutRun run = new RolloutRun(binlog, readers, Map.of(), buffer);
+            try {
+                for (ShardInfo s : infos) {
+                    rolloutSql(s, "CREATE DATABASE IF NOT EXISTS roll_0" + s.index());
+                    rolloutSql(s, "CREATE TABLE " + items(s) + " (id BIGINT PRIMARY KEY, v INT, s VARCHAR(10))"
+                            + " DEFAULT CHARSET=utf8mb4");
+                }
+                for (ShardInfo s : infos) {
+                    insertRolloutRow(s, step[s.index()], nextId, inserted, explicitC);
+                }
+                for (int round = 0; round < ddl.length; round++) {
+                    for (ShardInfo altered : infos) {
+                        rolloutSql(altered, "ALTER TABLE " + items(altered) + " " + ddl[round]);
+                        step[altered.index()] = round + 1;
+                        Thread.sleep(60);
+                        for (ShardInfo s : infos) {
+                            insertRolloutRow(s, step[s.index()], nextId, inserted, explicitC);
+                        }
+                        if (altered.index() == 1) {
+                            // a shard still behind updates and deletes a row of its own, written in its old shape
+                            ShardInfo behind = infos.get(infos.size() - 1);
+                            long id = inserted.stream().filter(i -> i % 10 == behind.index()).reduce((a, b) -> b)
+                                    .orElseThrow();
+                            rolloutSql(behind, "UPDATE " + items(behind) + " SET s = 'u" + id + "' WHERE id = " + id);
+                            if (round == 1) {
+                                rolloutSql(behind, "DELETE FROM " + items(behind) + " WHERE id = " + id);
+                            }
+                        }
+                        if (round == 0 && altered.index() == 1) {
+                            // a restart halfway through the first rollout: shards 2 and 3 are still behind
+                            run.awaitQuiet();
+                            run.close();
+                            RecoveredBinlog recovered = BinlogRecovery.recover(binlog);
+                            shapesStored = recovered.checkpoint().orElseThrow().ddl().shapes().size();
+                            run = new RolloutRun(binlog, readers, recovered.shardCheckpoints(), buffer);
+                        }
+                    }
+                }
+                run.awaitQuiet();
+                // a narrowing on shard 0 (c back to INT): shard 1's next row, still BIGINT, cannot be written in it
+                rolloutSql(infos.get(0), "ALTER TABLE " + items(infos.get(0)) + " MODIFY c INT DEFAULT 7");
+                Thread.sleep(1100);
+                long refused = nextId[0]++ * 10 + 1;
+                rolloutSql(infos.get(1), "INSERT INTO " + items(infos.get(1)) + " (id, s, c) VALUES (" + refused
+                        + ", 's" + refused + "', " + (100 + refused) + ")");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (run.pipeline.failure() == null && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+                assertThat(run.pipeline.failure()).as("the pipeline stops on the narrowing")
+                        .isInstanceOf(io.tributary.core.naming.ShapeConflictException.class)
+                        .hasMessageContaining("rows of logical table roll.items from shard " + infos.get(1).name()
+                                + " (roll_01.items_0001)")
+                        .hasMessageContaining("column `c` bigint(20) -> int(11): the logical type is narrower")
+                        .hasMessageContaining("Shard's shape: (`id` bigint(20) NOT NULL, `s` varchar(300) utf8mb4,"
+                                + " `c` bigint(20) DEFAULT 7); logical shape: (`id` bigint(20) NOT NULL,"
+                                + " `s` varchar(300) utf8mb4, `c` int(11) DEFAULT 7)");
+            } finally {
+                run.close();
+            }
+        }
+        assertThat(shapesStored).as("rollouts open in the checkpoint of the restart").isEqualTo(1);
+        // the logical shape after 0..3 DDL statements written: column names, TABLE_MAP types and metadata
+        List<List<String>> names = List.of(List.of("id", "v", "s"), List.of("id", "v", "s", "c"), List.of("id", "s", "c"),
+                List.of("id", "s", "c"), List.of("id", "s", "c"));
+        List<List<io.tributary.core.event.ColumnType>> types = List.of(
+                List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.LONG,
+                        io.tributary.core.event.ColumnType.VARCHAR),
+                List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.LONG,
+                        io.tributary.core.event.ColumnType.VARCHAR, io.tributary.core.event.ColumnType.LONG),
+                List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.VARCHAR,
+                        io.tributary.core.event.ColumnType.LONG),
+                List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.VARCHAR,
+                        io.tributary.core.event.ColumnType.LONGLONG),
+                List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.VARCHAR,
+                        io.tributary.core.event.ColumnType.LONG));
+        List<Integer> varcharBytes = List.of(40, 40, 40, 1200, 1200);
+        int phase = -1;
+        Map<Long, Integer> writes = new HashMap<>();
+        int defaults = 0;
+        int updates = 0;
+        int deletes = 0;
+        List<String> ddlOut = new ArrayList<>();
+        Map<Integer, java.util.Set<Long>> idsByPhase = new java.util.TreeMap<>();
+        io.tributary.core.event.rows.RowsEventDecoder rows = new io.tributary.core.event.rows.RowsEventDecoder("global");
+        for (Path f : ShardBinlogUnits.files(dir.resolve("binlog"), "binlog\\.\\d+")) {
+            BinlogEventDecoder d = new BinlogEventDecoder(f.getFileName().toString(), Files.readAllBytes(f),
+                    DecoderOptions.FULL);
+            while (d.hasNext()) {
+                BinlogEvent e = d.next();
+                if (e.body() instanceof QueryEvent q && q.sql().contains("items")) {
+                    ddlOut.add(q.sql());
+                    phase++;
+                } else if (e.body() instanceof TableMapEvent m && m.table().equals("items")) {
+                    String where = "phase " + phase + ", TABLE_MAP at " + f.getFileName() + ":" + e.offset();
+                    assertThat(m.database()).isEqualTo("roll");
+                    assertThat(m.columnTypes()).as(where).isEqualTo(types.get(phase));
+                    int vc = names.get(phase).indexOf("s");
+                    assertThat(m.metadata().get(vc)).as(where + ": VARCHAR bytes").isEqualTo(varcharBytes.get(phase));
+                    rows.remember(m);
+                    idsByPhase.computeIfAbsent(phase, k -> new java.util.TreeSet<>()).add(m.tableId());
+                } else if (e.type() != null && e.type().isRows() && rows.tableMap(RowsEvent.tableIdOf(e)) != null) {
+                    for (io.tributary.core.event.rows.RowChange c : rows.decode(e)) {
+                        for (io.tributary.core.event.rows.Row r : java.util.Arrays.asList(c.before(), c.after())) {
+                            if (r == null) {
+                                continue;
+                            }
+                            List<String> cols = names.get(phase);
+                            long id = ((Number) r.get(0)).longValue();
+                            String where = "phase " + phase + ", row " + id + " at " + f.getFileName() + ":" + e.offset();
+                            assertThat(r.columnCount()).as(where).isEqualTo(cols.size());
+                            Object sv = r.get(cols.indexOf("s"));
+                            assertThat(sv instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : sv)
+                                    .as(where).isIn("s" + id, "u" + id);
+                            if (cols.contains("v")) {
+                                assertThat(((Number) r.get(cols.indexOf("v"))).longValue()).as(where).isEqualTo(id);
+                            }
+                            if (cols.contains("c")) {
+                                long expected = explicitC.getOrDefault(id, 7L);
+                                assertThat(((Number) r.get(cols.indexOf("c"))).longValue()).as(where + " c").isEqualTo(expected);
+                                defaults += expected == 7L ? 1 : 0;
+                            }
+                        }
+                        if (c.before() == null) {
+                            writes.merge(((Number) c.after().get(0)).longValue(), 1, Integer::sum);
+                        } else if (c.after() == null) {
+                            deletes++;
+                        } else {
+                            updates++;
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(ddlOut).as("each DDL once, with logical names").containsExactly(
+                "CREATE TABLE roll.items (id BIGINT PRIMARY KEY, v INT, s VARCHAR(10)) DEFAULT CHARSET=utf8mb4",
+                "ALTER TABLE roll.items " + ddl[0], "ALTER TABLE roll.items " + ddl[1], "ALTER TABLE roll.items " + ddl[2],
+                "ALTER TABLE roll.items MODIFY c INT DEFAULT 7");
+        assertThat(writes.keySet()).as("every row inserted, none of the refused transaction")
+                .containsExactlyInAnyOrderElementsOf(inserted);
+        assertThat(writes.values()).as("each once").containsOnly(1);
+        assertThat(idsByPhase.values()).as("one table id per shape: rewritten table maps have the layout (and the"
+                + " column names) of the altered shards' own").allMatch(ids -> ids.size() == 1);
+        assertThat(updates).as("updates").isEqualTo(3);
+        assertThat(deletes).as("deletes").isEqualTo(1);
+        assertThat(defaults).as("row images given the default of c (rows of shards not yet altered)").isGreaterThan(5);
+        System.out.printf("rollout IT: %d rows, %d updates, %d deletes, %d images given c's default%n", writes.size(),
+                updates, deletes, defaults);
+    }
+
+    /** A pipeline and its writer, started from the given checkpoints. */
+    private static final class RolloutRun implements AutoCloseable {
+        final GlobalBinlogWriter writer;
+        final GlobalBinlogPipeline pipeline;
+
+        RolloutRun(BinlogConfig binlog, List<ShardReaderConfig> readers, Map<String, ShardCheckpoint> from,
+                TransactionBuffer buffer) throws Exception {
+            writer = GlobalBinlogWriter.open(binlog, BinlogRecovery.recover(binlog), Clock.systemUTC());
+            pipeline = new GlobalBinlogPipeline(readers, from, writer, buffer, LogicalNames.defaults(),
+                    Duration.ofSeconds(60), 1024);
+            pipeline.start();
+        }
+
+        /** Waits until nothing more is written for 2 s (heartbeats keep coming). */
+        void awaitQuiet() throws InterruptedException {
+            long last = -1;
+            long stableSince = System.nanoTime();
+            while (System.nanoTime() - stableSince < TimeUnit.SECONDS.toNanos(2)) {
+                Thread.sleep(200);
+                assertThat(pipeline.failure()).as("pipeline failure").isNull();
+                long now = pipeline.transactionsWritten();
+                if (now != last) {
+                    last = now;
+                    stableSince = System.nanoTime();
+                }
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                pipeline.close();
+            } finally {
+                writer.close();
+            }
+        }
+    }
+
+    private static String items(ShardInfo s) {
+        return "roll_0" + s.index() + ".items_000" + s.index();
+    }
+
+    private static void rolloutSql(ShardInfo s, String sql) throws SQLException {
+        try (Connection c = s.openAdminConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    /** Inserts a row in the shard's current shape: ids end with the shard index; c is given once the shard has it. */
+    private static void insertRolloutRow(ShardInfo s, int step, long[] nextId, List<Long> inserted,
+            Map<Long, Long> explicitC) throws SQLException {
+        long id = nextId[0]++ * 10 + s.index();
+        String sql;
+        if (step == 0) {
+            sql = "INSERT INTO " + items(s) + " (id, v, s) VALUES (" + id + ", " + id + ", 's" + id + "')";
+        } else {
+            explicitC.put(id, 100 + id);
+            sql = step == 1 ? "INSERT INTO " + items(s) + " (id, v, s, c) VALUES (" + id + ", " + id + ", 's" + id + "', "
+                    + (100 + id) + ")"
+                    : "INSERT INTO " + items(s) + " (id, s, c) VALUES (" + id + ", 's" + id + "', " + (100 + id) + ")";
+        }
+        rolloutSql(s, sql);
+        inserted.add(id);
     }
 
     /** For a failure message: the output transactions holding each of {@code t}'s rows. */

@@ -8,7 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * {@code id}, and where the source says it comes from: the transaction's GTID (MySQL {@code uuid:n}, MariaDB
  * {@code domain-server-seq}) and the binlog file and position of its transaction.
  */
-record ChangeRow(String op, String database, String table, long id, String gtid, String file, long position) {
+record ChangeRow(String op, String database, String table, long id, String gtid, String file, long position,
+        JsonNode image) {
 
     /** The row change in a printed event; null for anything else (a schema change, a heartbeat). */
     static ChangeRow of(JsonNode event) {
@@ -20,7 +21,7 @@ record ChangeRow(String op, String database, String table, long id, String gtid,
         JsonNode row = event.hasNonNull("after") ? event.get("after") : event.get("before");
         return new ChangeRow(op.asText(), source.path("db").asText(), source.path("table").asText(),
                 row == null ? -1 : row.path("id").asLong(-1), source.hasNonNull("gtid") ? source.get("gtid").asText() : null,
-                source.path("file").asText(), source.path("pos").asLong(-1));
+                source.path("file").asText(), source.path("pos").asLong(-1), row);
     }
 
     /** What is compared with what was written: operation, logical table and row id. */

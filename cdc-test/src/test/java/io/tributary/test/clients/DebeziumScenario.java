@@ -39,8 +39,23 @@ final class DebeziumScenario {
         run(shards, dir, flavor, module, connectorClass, db, serverId, settings, false);
     }
 
+    /**
+     * The first part, then a DDL rolled out shard by shard ({@link ShardWrites#rollout()}, issue 16): its rows arrive
+     * once, those of the shard not yet altered with the added column's default and without the dropped column.
+     */
+    static void firstStreamingThroughARollout(ShardCluster shards, Path dir, String flavor, String module,
+            String connectorClass, String db, long serverId, Map<String, String> settings) throws Exception {
+        run(shards, dir, flavor, module, connectorClass, db, serverId, settings, false, true);
+    }
+
     private static void run(ShardCluster shards, Path dir, String flavor, String module, String connectorClass,
                             String db, long serverId, Map<String, String> settings, boolean resumes) throws Exception {
+        run(shards, dir, flavor, module, connectorClass, db, serverId, settings, resumes, false);
+    }
+
+    private static void run(ShardCluster shards, Path dir, String flavor, String module, String connectorClass,
+                            String db, long serverId, Map<String, String> settings, boolean resumes, boolean rollout)
+            throws Exception {
         ShardWrites writes = new ShardWrites(shards, db).createTables();
         Predicate<ChangeRow> ours = r -> r.database().equals(db) || r.database().startsWith(db + "_");
         String name = module + "-" + db;
@@ -55,6 +70,24 @@ final class DebeziumScenario {
                 List<ChangeRow> got = client.awaitRows(ours, before.size(), WAIT, daemon.tail(40));
                 assertThat(client.rowsAfterQuiet(ours, got.size(), QUIET)).as("nothing more").isEmpty();
                 Delivery.assertDelivered(client.rows().stream().filter(ours).toList(), before, writes);
+                if (rollout) {
+                    long rolloutStart = System.nanoTime();
+                    before.addAll(writes.rollout());
+                    got = client.awaitRows(ours, before.size(), WAIT, daemon.tail(40));
+                    assertThat(client.rowsAfterQuiet(ours, got.size(), QUIET)).as("nothing more").isEmpty();
+                    Delivery.assertDelivered(client.rows().stream().filter(ours).toList(), before, writes);
+                    // rows 1-8 of the rollout (id % 10000): c on all of them, 7 where the shard had none yet; no note
+                    // from row 5 on (after the first DROP)
+                    List<ChangeRow> rolled = got.subList(got.size() - 8, got.size());
+                    for (ChangeRow r : rolled) {
+                        assertThat(r.image().path("c").asInt(-1)).as("c in %s", r.image())
+                                .isEqualTo(writes.defaulted().contains(r.id()) ? 7 : 70);
+                        assertThat(r.image().has("note")).as("note in %s", r.image()).isEqualTo(r.id() % 10_000 <= 4);
+                    }
+                    assertThat(writes.defaulted()).as("rows of a shard not yet altered").isNotEmpty();
+                    System.out.printf("%s through a shard-by-shard rollout: %d ms%n", module,
+                            (System.nanoTime() - rolloutStart) / 1_000_000);
+                }
                 client.stop(Duration.ofSeconds(60));
             }
             if (!resumes) {

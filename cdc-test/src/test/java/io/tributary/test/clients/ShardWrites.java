@@ -22,6 +22,7 @@ final class ShardWrites {
     private final List<String> changes = new ArrayList<>();
     private final List<List<String>> xaTransactions = new ArrayList<>();
     private int batches;
+    private final List<Long> defaulted = new ArrayList<>();
 
     ShardWrites(ShardCluster shards, String db) {
         this.shards = shards;
@@ -98,6 +99,49 @@ final class ShardWrites {
             }
         }
         return List.copyOf(changes.subList(before, changes.size()));
+    }
+
+    /**
+     * A DDL rolled out one shard at a time, as issue 16 asks a client to come through: {@code ADD COLUMN c INT
+     * DEFAULT 7}, then {@code DROP COLUMN note}, shard 0 first, with an insert on each shard (in that shard's shape)
+     * after each step. The rows a shard wrote while it had no {@code c} but the logical table had are in
+     * {@link #defaulted()}; the batches' positional inserts no longer fit afterwards. Returns the changes.
+     */
+    List<String> rollout() throws SQLException {
+        int b = ++batches;
+        int before = changes.size();
+        String[] ddl = {"ADD COLUMN c INT DEFAULT 7", "DROP COLUMN note"};
+        int[] state = new int[2];
+        int row = 0;
+        for (int step = 0; step < ddl.length; step++) {
+            for (int altered = 0; altered < 2; altered++) {
+                try (Connection c = shards.info(altered).openAdminConnection(); Statement st = c.createStatement()) {
+                    st.execute("ALTER TABLE " + db + "_" + altered + ".orders " + ddl[step]);
+                }
+                state[altered] = step + 1;
+                for (int shard = 0; shard < 2; shard++) {
+                    long id = id(b, shard, ++row);
+                    String t = db + "_" + shard + ".orders";
+                    try (Connection c = shards.info(shard).openAdminConnection(); Statement st = c.createStatement()) {
+                        st.execute(switch (state[shard]) {
+                            case 0 -> "INSERT INTO " + t + " (id, note, qty) VALUES (" + id + ", 'rollout', 1)";
+                            case 1 -> "INSERT INTO " + t + " (id, note, qty, c) VALUES (" + id + ", 'rollout', 1, 70)";
+                            default -> "INSERT INTO " + t + " (id, qty, c) VALUES (" + id + ", 1, 70)";
+                        });
+                    }
+                    if (state[shard] == 0) {
+                        defaulted.add(id);
+                    }
+                    changes.add(change("c", id));
+                }
+            }
+        }
+        return List.copyOf(changes.subList(before, changes.size()));
+    }
+
+    /** Rows of {@link #rollout()} written by a shard not yet altered after the logical table had {@code c}. */
+    List<Long> defaulted() {
+        return List.copyOf(defaulted);
     }
 
     /** Row ids: unique per batch, shard and row. */

@@ -1,0 +1,432 @@
+package io.tributary.core.event.rows;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.ColumnType;
+import io.tributary.core.event.EventHeader;
+import io.tributary.core.event.EventType;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.event.TableMapOptionalMetadata;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Rewrites the TABLE_MAP and rows events of one table from the column layout a shard wrote them in into another
+ * one (the logical table's, while a DDL rolls out shard by shard): each target column is a source column copied
+ * as it is, a source column widened, or a constant (a default) the source has no column for; source columns no
+ * target column takes are left out.
+ *
+ * <p>Row images ({@code sql/rpl_record.cc}, {@code pack_row}): a null bitmap over the present columns, then the
+ * values of the present non-null columns in their storage format. A widened value is re-encoded: an integer
+ * sign-extended (signed source) or zero-extended (unsigned) to the target's width; a VARCHAR or CHAR value given
+ * the target's length prefix (1 byte up to 255 bytes of maximum length, else 2). A target constant is present in
+ * an image where every source column is (a full image); in a partial one ({@code binlog_row_image=MINIMAL}) it
+ * is left out, as the server leaves out what it does not log.
+ *
+ * <p>The TABLE_MAP written for the target has no optional metadata but, when given, the column names (signedness,
+ * charsets and keys of the source describe other columns). Rows events keep their type (v1/v2), flags, v2 extra data and table id;
+ * the merge gives them the global table id afterwards. PARTIAL_UPDATE_ROWS, expanded on the way in, never
+ * reaches here.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class RowsReshaper {
+
+    /** Where a target column's value comes from. */
+    public sealed interface Value permits Copy, Widen, Constant {
+    }
+
+    /** The source column's value as it is. */
+    public record Copy(int source) implements Value {
+    }
+
+    /**
+     * The source column's value re-encoded in the target type: an integer extended (sign-extended when
+     * {@code signed}), a VARCHAR/CHAR value with the target's length prefix.
+     */
+    public record Widen(int source, boolean signed) implements Value {
+    }
+
+    /** A value the source has no column for, in the target type's storage format; null bytes: SQL NULL. */
+    public record Constant(byte[] bytes) implements Value {
+        public Constant {
+            bytes = bytes == null ? null : bytes.clone();
+        }
+
+        @Override
+        public byte[] bytes() {
+            return bytes == null ? null : bytes.clone();
+        }
+    }
+
+    /** One column of the target layout. */
+    public record TargetColumn(Value value, ColumnType type, int metadata, boolean nullable) {
+        public TargetColumn {
+            Objects.requireNonNull(value, "value");
+            Objects.requireNonNull(type, "type");
+        }
+    }
+
+    private final TableMapEvent source;
+    private final TableColumns sourceColumns;
+    private final List<TargetColumn> targets;
+    private final TableMapEvent target;
+    private final TableColumns targetColumns;
+
+    /**
+     * @param source  the shard's TABLE_MAP the rows events refer to
+     * @param targets the target layout, column by column
+     */
+    public RowsReshaper(TableMapEvent source, List<TargetColumn> targets) {
+        this(source, targets, List.of());
+    }
+
+    /**
+     * @param source      the shard's TABLE_MAP the rows events refer to
+     * @param targets     the target layout, column by column
+     * @param columnNames the target columns' names, written as the TABLE_MAP's COLUMN_NAME field, or empty for none
+     *                    (give them where the shard writes names, {@code binlog_row_metadata=FULL}, so the new map
+     *                    has the layout of the maps of the shards already altered)
+     */
+    public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, List<String> columnNames) {
+        if (!columnNames.isEmpty() && columnNames.size() != targets.size()) {
+            throw new IllegalArgumentException(columnNames.size() + " column names for " + targets.size() + " columns");
+        }
+        this.source = Objects.requireNonNull(source, "source");
+        this.targets = List.copyOf(targets);
+        this.sourceColumns = TableColumns.of(source);
+        List<ColumnType> types = new ArrayList<>();
+        List<Integer> metadata = new ArrayList<>();
+        BitSet nullable = new BitSet();
+        for (int j = 0; j < this.targets.size(); j++) {
+            TargetColumn t = this.targets.get(j);
+            if (t.type() == ColumnType.TYPED_ARRAY) {
+                throw new IllegalArgumentException("target column " + j + ": TYPED_ARRAY is never in a row image");
+            }
+            int from = t.value() instanceof Copy c ? c.source() : t.value() instanceof Widen w ? w.source() : -1;
+            if (from >= source.columnCount()) {
+                throw new IllegalArgumentException("target column " + j + " takes source column " + from + " of "
+                        + source.columnCount());
+            }
+            if (t.value() instanceof Widen w) {
+                checkWidening(source, w.source(), t, j);
+            }
+            types.add(t.type());
+            metadata.add(t.metadata());
+            nullable.set(j, t.nullable());
+        }
+        TableMapOptionalMetadata optional = columnNames.isEmpty() ? TableMapOptionalMetadata.EMPTY
+                : new TableMapOptionalMetadata(null, null, java.util.Map.of(), columnNames, java.util.Map.of(),
+                        java.util.Map.of(), java.util.Map.of(), List.of(), null, java.util.Map.of(), null, java.util.Map.of(),
+                        List.of());
+        this.target = new TableMapEvent(source.tableId(), source.flags(), source.database(), source.table(), types,
+                metadata, nullable, optional);
+        this.targetColumns = TableColumns.of(target);
+    }
+
+    private static void checkWidening(TableMapEvent source, int i, TargetColumn t, int j) {
+        ColumnType from = source.realType(i);
+        ColumnType to = t.type();
+        boolean ok = integerWidth(from) > 0 && integerWidth(to) >= integerWidth(from)
+                || (from == ColumnType.VARCHAR || from == ColumnType.VAR_STRING) && to == ColumnType.VARCHAR
+                        && t.metadata() >= source.metadata().get(i)
+                || from == ColumnType.STRING && to == ColumnType.STRING && ColumnDefinition.of(to, t.metadata())
+                        .stringLength() >= ColumnDefinition.of(from, source.metadata().get(i)).stringLength();
+        if (!ok) {
+            throw new IllegalArgumentException("target column " + j + ": cannot widen " + from + "(metadata "
+                    + source.metadata().get(i) + ") to " + to + "(metadata " + t.metadata() + ")");
+        }
+    }
+
+    /** Bytes of an integer type's value, 0 for other types. */
+    static int integerWidth(ColumnType t) {
+        return switch (t) {
+            case TINY -> 1;
+            case SHORT -> 2;
+            case INT24 -> 3;
+            case LONG -> 4;
+            case LONGLONG -> 8;
+            default -> 0;
+        };
+    }
+
+    /** The target TABLE_MAP's body (the source's table id, flags and names). */
+    public TableMapEvent targetMap() {
+        return target;
+    }
+
+    /**
+     * The target TABLE_MAP as an event with the timestamp, server id and flags of {@code sourceEvent} (the shard's
+     * TABLE_MAP), without a checksum.
+     */
+    public BinlogEvent tableMap(BinlogEvent sourceEvent) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream(64);
+        le(body, target.tableId(), 6);
+        le(body, target.flags(), 2);
+        byte[] db = target.database().getBytes(StandardCharsets.UTF_8);
+        byte[] tbl = target.table().getBytes(StandardCharsets.UTF_8);
+        body.write(db.length);
+        body.write(db, 0, db.length);
+        body.write(0);
+        body.write(tbl.length);
+        body.write(tbl, 0, tbl.length);
+        body.write(0);
+        packed(body, target.columnCount());
+        for (ColumnType t : target.columnTypes()) {
+            body.write(t.code());
+        }
+        ByteArrayOutputStream meta = new ByteArrayOutputStream();
+        for (int j = 0; j < target.columnCount(); j++) {
+            writeMetadata(meta, target.columnTypes().get(j), target.metadata().get(j));
+        }
+        packed(body, meta.size());
+        body.write(meta.toByteArray(), 0, meta.size());
+        body.write(bitmap(target.nullable(), target.columnCount()), 0, (target.columnCount() + 7) / 8);
+        List<String> names = target.optional().columnNames();
+        if (!names.isEmpty()) {
+            ByteArrayOutputStream field = new ByteArrayOutputStream();
+            for (String n : names) {
+                byte[] b = n.getBytes(StandardCharsets.UTF_8);
+                packed(field, b.length);
+                field.write(b, 0, b.length);
+            }
+            body.write(4); // COLUMN_NAME
+            packed(body, field.size());
+            body.write(field.toByteArray(), 0, field.size());
+        }
+        return event(sourceEvent, EventType.TABLE_MAP.code(), body.toByteArray(), target);
+    }
+
+    private static void writeMetadata(ByteArrayOutputStream out, ColumnType type, int meta) {
+        switch (type) {
+            case VARCHAR, BIT -> le(out, meta, 2);
+            case NEWDECIMAL, STRING, VAR_STRING, ENUM, SET -> {
+                out.write(meta >>> 8);
+                out.write(meta & 0xFF);
+            }
+            default -> le(out, meta, type.metadataBytes());
+        }
+    }
+
+    /**
+     * The rows event in the target layout: a new event with the source event's header fields and its type, flags,
+     * extra data and table id, without a checksum.
+     *
+     * @throws RowDecodeException when the event's images do not decode against the source TABLE_MAP
+     */
+    public BinlogEvent rows(BinlogEvent event) {
+        EventType type = event.type();
+        RowsImageLayout layout = RowsEventDecoder.layoutOf(type);
+        if (layout == null || layout == RowsImageLayout.PARTIAL_UPDATE) {
+            throw new IllegalArgumentException("not a WRITE/UPDATE/DELETE rows event: " + event);
+        }
+        byte[] b = event.buffer();
+        int p = event.bufferOffset() + EventHeader.LENGTH;
+        int end = event.bufferOffset() + event.length() - event.checksumLength();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(event.length() + 16);
+        int postHeader = 8 + (type.isRowsV2() ? (b[p + 8] & 0xFF | (b[p + 9] & 0xFF) << 8) : 0);
+        out.write(b, p, postHeader);
+        RowImageDecoder.Cursor c = new RowImageDecoder.Cursor(b, p + postHeader, end);
+        long columns = c.lengthEncoded(sourceColumns, "column count");
+        if (columns != source.columnCount()) {
+            throw new RowDecodeException("table " + sourceColumns.tableName() + ": the rows event has " + columns
+                    + " columns, its TABLE_MAP " + source.columnCount());
+        }
+        BitSet present = readBitmap(c, (int) columns);
+        BitSet after = layout == RowsImageLayout.UPDATE ? readBitmap(c, (int) columns) : null;
+        BitSet targetPresent = targetPresent(present);
+        BitSet targetAfter = after == null ? null : targetPresent(after);
+        packed(out, targets.size());
+        int bitmapsAt = out.size();
+        int targetBitmapBytes = (targets.size() + 7) / 8;
+        out.write(bitmap(targetPresent, targets.size()), 0, targetBitmapBytes);
+        if (targetAfter != null) {
+            out.write(bitmap(targetAfter, targets.size()), 0, targetBitmapBytes);
+        }
+        while (c.pos < c.end) {
+            int rowStart = c.pos;
+            image(c, present, targetPresent, out);
+            if (layout == RowsImageLayout.UPDATE) {
+                image(c, after, targetAfter, out);
+            }
+            if (c.pos == rowStart) {
+                throw new RowDecodeException("table " + sourceColumns.tableName() + ": empty row image, "
+                        + (c.end - c.pos) + " bytes left");
+            }
+        }
+        byte[] body = out.toByteArray();
+        long tableId = 0;
+        for (int i = 5; i >= 0; i--) {
+            tableId = tableId << 8 | (body[i] & 0xFF);
+        }
+        int flags = body[6] & 0xFF | (body[7] & 0xFF) << 8;
+        byte[] extra = java.util.Arrays.copyOfRange(body, Math.min(10, postHeader), postHeader);
+        int rowsAt = bitmapsAt + targetBitmapBytes * (targetAfter == null ? 1 : 2);
+        BinlogEvent shell = event(event, event.header().typeCode(), body, null);
+        io.tributary.core.event.RowsEvent decoded = new io.tributary.core.event.RowsEvent(tableId, flags, extra,
+                targets.size(), targetPresent, targetAfter, shell.buffer(), EventHeader.LENGTH + rowsAt,
+                body.length - rowsAt);
+        return new BinlogEvent(shell.header(), shell.offset(), shell.innerOffset(), shell.originalTypeCode(),
+                shell.buffer(), 0, shell.length(), 0, decoded);
+    }
+
+    private BitSet targetPresent(BitSet sourcePresent) {
+        boolean full = sourcePresent.cardinality() == source.columnCount();
+        BitSet out = new BitSet();
+        for (int j = 0; j < targets.size(); j++) {
+            Value v = targets.get(j).value();
+            boolean on = v instanceof Copy cp ? sourcePresent.get(cp.source())
+                    : v instanceof Widen w ? sourcePresent.get(w.source()) : full;
+            out.set(j, on);
+        }
+        return out;
+    }
+
+    /** Reads one source image at the cursor and writes it in the target layout. */
+    private void image(RowImageDecoder.Cursor c, BitSet present, BitSet targetPresent, ByteArrayOutputStream out) {
+        int n = source.columnCount();
+        int nullBytes = (present.cardinality() + 7) / 8;
+        c.need(sourceColumns, nullBytes, "null bitmap of the row image");
+        BitSet nulls = BitSet.valueOf(java.util.Arrays.copyOfRange(c.b, c.pos, c.pos + nullBytes));
+        c.pos += nullBytes;
+        int[] start = new int[n];
+        int[] stop = new int[n];
+        int nullIndex = 0;
+        for (int i = 0; i < n; i++) {
+            start[i] = -1;
+            if (!present.get(i)) {
+                continue;
+            }
+            if (nulls.get(nullIndex++)) {
+                continue;
+            }
+            start[i] = c.pos;
+            try {
+                ColumnValueDecoder.decode(sourceColumns.get(i), c);
+            } catch (RowDecodeException e) {
+                throw new RowDecodeException("table " + sourceColumns.tableName() + " column "
+                        + sourceColumns.get(i).label(i) + " at offset " + c.offset(start[i]) + ": " + e.getMessage(), e);
+            }
+            stop[i] = c.pos;
+        }
+        BitSet targetNulls = new BitSet();
+        int k = 0;
+        for (int j = 0; j < targets.size(); j++) {
+            if (!targetPresent.get(j)) {
+                continue;
+            }
+            Value v = targets.get(j).value();
+            boolean isNull = v instanceof Copy cp ? start[cp.source()] < 0
+                    : v instanceof Widen w ? start[w.source()] < 0 : ((Constant) v).bytes == null;
+            targetNulls.set(k++, isNull);
+        }
+        out.write(bitmap(targetNulls, k), 0, (k + 7) / 8);
+        for (int j = 0; j < targets.size(); j++) {
+            if (!targetPresent.get(j)) {
+                continue;
+            }
+            TargetColumn t = targets.get(j);
+            if (t.value() instanceof Copy cp) {
+                if (start[cp.source()] >= 0) {
+                    out.write(c.b, start[cp.source()], stop[cp.source()] - start[cp.source()]);
+                }
+            } else if (t.value() instanceof Widen w) {
+                if (start[w.source()] >= 0) {
+                    widen(c.b, start[w.source()], stop[w.source()], w, t, out);
+                }
+            } else {
+                byte[] bytes = ((Constant) t.value()).bytes;
+                if (bytes != null) {
+                    out.write(bytes, 0, bytes.length);
+                }
+            }
+        }
+    }
+
+    private void widen(byte[] b, int from, int to, Widen w, TargetColumn t, ByteArrayOutputStream out) {
+        ColumnType type = source.realType(w.source());
+        int width = integerWidth(type);
+        if (width > 0) {
+            int targetWidth = integerWidth(t.type());
+            out.write(b, from, width);
+            int fill = w.signed() && (b[from + width - 1] & 0x80) != 0 ? 0xFF : 0;
+            for (int i = width; i < targetWidth; i++) {
+                out.write(fill);
+            }
+            return;
+        }
+        int sourcePrefix = lengthPrefix(type, source.metadata().get(w.source()));
+        int targetPrefix = lengthPrefix(t.type(), t.metadata());
+        int length = to - from - sourcePrefix;
+        le(out, length, targetPrefix);
+        out.write(b, from + sourcePrefix, length);
+    }
+
+    /** Bytes of the length prefix of a VARCHAR or CHAR value. */
+    private static int lengthPrefix(ColumnType type, int metadata) {
+        int max = type == ColumnType.STRING ? ColumnDefinition.of(type, metadata).stringLength() : metadata;
+        return max > 255 ? 2 : 1;
+    }
+
+    /** A columns-present bitmap of {@code columns} bits (servers may set the unused bits of its last byte). */
+    private static BitSet readBitmap(RowImageDecoder.Cursor c, int columns) {
+        int bytes = (columns + 7) / 8;
+        c.need(bytes, "columns-present bitmap");
+        BitSet s = BitSet.valueOf(java.util.Arrays.copyOfRange(c.b, c.pos, c.pos + bytes));
+        s.clear(columns, bytes * 8);
+        c.pos += bytes;
+        return s;
+    }
+
+    private static byte[] bitmap(BitSet bits, int n) {
+        byte[] out = new byte[(n + 7) / 8];
+        for (int i = bits.nextSetBit(0); i >= 0 && i < n; i = bits.nextSetBit(i + 1)) {
+            out[i / 8] |= (byte) (1 << (i % 8));
+        }
+        return out;
+    }
+
+    /** An event of {@code body} behind a header like the source's (type, timestamp, server id, flags). */
+    private static BinlogEvent event(BinlogEvent sourceEvent, int typeCode, byte[] body,
+            io.tributary.core.event.EventBody decoded) {
+        EventHeader h = sourceEvent.header();
+        int size = EventHeader.LENGTH + body.length;
+        byte[] bytes = new byte[size];
+        java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        bb.putInt((int) h.timestamp()).put((byte) typeCode).putInt((int) h.serverId()).putInt(size)
+                .putInt((int) h.logPos()).putShort((short) h.flags());
+        System.arraycopy(body, 0, bytes, EventHeader.LENGTH, body.length);
+        EventHeader header = new EventHeader(h.timestamp(), typeCode, h.serverId(), size, h.logPos(), h.flags());
+        return new BinlogEvent(header, sourceEvent.offset(), sourceEvent.innerOffset(), typeCode,
+                bytes, 0, size, 0, decoded);
+    }
+
+    static void le(ByteArrayOutputStream out, long v, int bytes) {
+        for (int i = 0; i < bytes; i++) {
+            out.write((int) (v >>> (8 * i)) & 0xFF);
+        }
+    }
+
+    private static void packed(ByteArrayOutputStream out, long v) {
+        if (v < 251) {
+            out.write((int) v);
+        } else if (v < 1 << 16) {
+            out.write(252);
+            le(out, v, 2);
+        } else if (v < 1 << 24) {
+            out.write(253);
+            le(out, v, 3);
+        } else {
+            out.write(254);
+            le(out, v, 8);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RowsReshaper[" + sourceColumns.tableName() + ": " + source.columnCount() + " -> " + targets + "]";
+    }
+}

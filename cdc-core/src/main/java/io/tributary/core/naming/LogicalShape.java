@@ -1,0 +1,326 @@
+package io.tributary.core.naming;
+
+import io.tributary.core.event.BinlogFlavor;
+import io.tributary.core.event.ColumnType;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.event.rows.RowsReshaper;
+import io.tributary.core.schema.ColumnDefault;
+import io.tributary.core.schema.CreateTableText;
+import io.tributary.core.schema.SchemaColumn;
+import io.tributary.core.schema.SchemaTable;
+import io.tributary.core.schema.SqlTypes;
+import java.math.BigInteger;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How the rows of a physical table in one shape are written in the shape of their logical table (issue 16):
+ * columns are matched by name. A column the logical table has and the physical one has not gets its default (see
+ * below); a column only the physical table has is left out; a column of both is copied when its type is the same,
+ * converted when the logical type is a widening of it, and anything else is a {@link ShapeConflictException}.
+ *
+ * <p>Conversions: an integer type to one at least as wide (TINYINT to SMALLINT, MEDIUMINT, INT, BIGINT; signed to
+ * signed, unsigned to unsigned, unsigned to a wider signed one); a VARCHAR/VARBINARY or CHAR/BINARY to a longer
+ * one of the same character set. Values of added columns: the column's literal default; without one, NULL where
+ * the column allows it, else the implicit default a server gives a NOT NULL column without a default (0 for
+ * integers, the empty string for character types). An added column of another type, or whose default is an
+ * expression (evaluated by the server per row), cannot be supplied: a conflict.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class LogicalShape {
+
+    private LogicalShape() {
+    }
+
+    /**
+     * The rewrite of the rows of physical table {@code physical} of shard {@code shard}, in shape {@code from}
+     * (the shard's TABLE_MAP {@code map}), into {@code to}; empty when the rows already are in that shape.
+     *
+     * @throws ShapeConflictException when they cannot be rewritten (message: tables, shard, both shapes, why)
+     */
+    public static Optional<RowsReshaper> plan(String shard, String physical, TableMapEvent map, SchemaTable from,
+            SchemaTable to) {
+        if (map.columnCount() != from.columns().size()) {
+            throw conflict(shard, physical, from, to, "its TABLE_MAP has " + map.columnCount() + " columns, the shape"
+                    + " it should be in " + from.columns().size());
+        }
+        for (int i = 0; i < map.columnCount(); i++) {
+            ColumnType expected = type(from.columns().get(i));
+            if (expected != null && expected != map.realType(i)) {
+                throw conflict(shard, physical, from, to, "its TABLE_MAP has column " + (i + 1) + " as " + map.realType(i)
+                        + ", the shape it should be in as `" + from.columns().get(i).name() + "` "
+                        + describe(from.columns().get(i)));
+            }
+        }
+        List<RowsReshaper.TargetColumn> targets = new ArrayList<>();
+        boolean identity = to.columns().size() == from.columns().size();
+        for (int j = 0; j < to.columns().size(); j++) {
+            SchemaColumn l = to.columns().get(j);
+            int i = indexOf(from, l.name());
+            if (i < 0 && to.columns().size() == from.columns().size()
+                    && indexOf(to, from.columns().get(j).name()) < 0) {
+                i = j; // renamed in place (CHANGE / RENAME COLUMN): the same column under another name
+            }
+            if (i < 0) {
+                targets.add(added(shard, physical, from, to, l));
+                identity = false;
+                continue;
+            }
+            SchemaColumn s = from.columns().get(i);
+            if (sameStorage(s, l)) {
+                targets.add(new RowsReshaper.TargetColumn(new RowsReshaper.Copy(i), map.columnTypes().get(i),
+                        map.metadata().get(i), l.nullable()));
+                identity &= i == j;
+                continue;
+            }
+            String why = widening(s, l);
+            if (why != null) {
+                throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(s) + " -> "
+                        + describe(l) + ": " + why);
+            }
+            targets.add(new RowsReshaper.TargetColumn(new RowsReshaper.Widen(i, !s.unsigned()), type(l), metadata(l),
+                    l.nullable()));
+            identity = false;
+        }
+        if (identity) {
+            return Optional.empty();
+        }
+        // names where the shard writes them: the new map then has the layout (and global id) of the altered shards'
+        List<String> names = new ArrayList<>();
+        if (!map.optional().columnNames().isEmpty()) {
+            to.columns().forEach(c -> names.add(c.name()));
+        }
+        return Optional.of(new RowsReshaper(map, targets, names));
+    }
+
+    /** Whether rows of {@code a} and {@code b} decode alike (column by column, same storage). */
+    public static boolean sameRowLayout(SchemaTable a, SchemaTable b) {
+        if (a.columns().size() != b.columns().size()) {
+            return false;
+        }
+        for (int i = 0; i < a.columns().size(); i++) {
+            if (!a.columns().get(i).name().equalsIgnoreCase(b.columns().get(i).name())
+                    || !sameStorage(a.columns().get(i), b.columns().get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a TABLE_MAP may describe a table of this shape: same column count and integer/string types. */
+    public static boolean fits(TableMapEvent map, SchemaTable shape) {
+        if (map.columnCount() != shape.columns().size()) {
+            return false;
+        }
+        for (int i = 0; i < map.columnCount(); i++) {
+            ColumnType t = type(shape.columns().get(i));
+            if (t != null && t != map.realType(i)) {
+                return false;
+            }
+            Integer m = t == null ? null : metadata(shape.columns().get(i));
+            if (m != null && t == ColumnType.VARCHAR && m.intValue() != map.metadata().get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int indexOf(SchemaTable t, String column) {
+        for (int i = 0; i < t.columns().size(); i++) {
+            if (t.columns().get(i).name().equalsIgnoreCase(column)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean sameStorage(SchemaColumn a, SchemaColumn b) {
+        return a.type().equals(b.type()) && java.util.Objects.equals(a.args(), b.args()) && a.unsigned() == b.unsigned()
+                && java.util.Objects.equals(a.charset(), b.charset());
+    }
+
+    /** Null when {@code l}'s type widens {@code s}'s; else why not. */
+    private static String widening(SchemaColumn s, SchemaColumn l) {
+        ColumnType from = type(s);
+        ColumnType to = type(l);
+        if (from == null || to == null) {
+            return "no conversion between these types (converted: integer widening, longer VARCHAR/CHAR)";
+        }
+        int fw = width(from);
+        int tw = width(to);
+        if (fw > 0 && tw > 0) {
+            if (tw < fw) {
+                return "the logical type is narrower: values of the shard would not fit";
+            }
+            if (!s.unsigned() && l.unsigned()) {
+                return "signed to unsigned: negative values of the shard would not fit";
+            }
+            if (s.unsigned() && !l.unsigned() && tw == fw) {
+                return "unsigned to signed of the same width: large values of the shard would not fit";
+            }
+            return null;
+        }
+        if (from != to || fw > 0 || tw > 0) {
+            return "no conversion between these types (converted: integer widening, longer VARCHAR/CHAR)";
+        }
+        if (!java.util.Objects.equals(s.charset(), l.charset())) {
+            return "another character set: values would need converting";
+        }
+        if (metadataLength(l) < metadataLength(s)) {
+            return "the logical type is shorter: values of the shard may not fit";
+        }
+        return null;
+    }
+
+    private static int metadataLength(SchemaColumn c) {
+        return length(c) * (c.charset() == null ? 1 : SqlTypes.maxBytesPerChar(c.charset()));
+    }
+
+    private static int length(SchemaColumn c) {
+        try {
+            return c.args() == null ? 1 : Integer.parseInt(c.args().trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static int width(ColumnType t) {
+        return switch (t) {
+            case TINY -> 1;
+            case SHORT -> 2;
+            case INT24 -> 3;
+            case LONG -> 4;
+            case LONGLONG -> 8;
+            default -> 0;
+        };
+    }
+
+    /** The TABLE_MAP type of a column of the types this class writes, else null. */
+    static ColumnType type(SchemaColumn c) {
+        return switch (c.type()) {
+            case "tinyint" -> ColumnType.TINY;
+            case "smallint" -> ColumnType.SHORT;
+            case "mediumint" -> ColumnType.INT24;
+            case "int" -> ColumnType.LONG;
+            case "bigint" -> ColumnType.LONGLONG;
+            case "varchar", "varbinary" -> ColumnType.VARCHAR;
+            case "char", "binary" -> ColumnType.STRING;
+            default -> null;
+        };
+    }
+
+    /** The TABLE_MAP metadata of a column of {@link #type}. */
+    static int metadata(SchemaColumn c) {
+        ColumnType t = type(c);
+        if (t == ColumnType.VARCHAR) {
+            return metadataLength(c);
+        }
+        if (t == ColumnType.STRING) {
+            int bytes = metadataLength(c);
+            int hi = (bytes >> 8) & 0x3;
+            int byte0 = (ColumnType.STRING.code() & ~0x30) | ((hi << 4) ^ 0x30);
+            return byte0 << 8 | (bytes & 0xFF);
+        }
+        return 0;
+    }
+
+    private static RowsReshaper.TargetColumn added(String shard, String physical, SchemaTable from, SchemaTable to,
+            SchemaColumn l) {
+        ColumnDefault d = l.defaultValue();
+        if (d != null && d.kind() == ColumnDefault.Kind.EXPRESSION) {
+            throw conflict(shard, physical, from, to, "column `" + l.name() + "` is not in the shard's table and its"
+                    + " default is an expression (" + d.text() + "), which the server evaluates per row");
+        }
+        ColumnType t = type(l);
+        if (t == null) {
+            throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the shard's"
+                    + " table, and a value of its type cannot be supplied (supplied: integer, VARCHAR and CHAR defaults)");
+        }
+        byte[] bytes;
+        if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
+            bytes = l.nullable() ? null : value(l, t, width(t) > 0 ? "0" : "");
+        } else {
+            try {
+                bytes = value(l, t, d.text());
+            } catch (IllegalArgumentException e) {
+                throw conflict(shard, physical, from, to, "column `" + l.name() + "`: its default " + d.text()
+                        + " cannot be written: " + e.getMessage());
+            }
+        }
+        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), t, metadata(l), l.nullable());
+    }
+
+    /** A value in a column's storage format (integer: little-endian; string: length prefix and bytes). */
+    static byte[] value(SchemaColumn c, ColumnType t, String text) {
+        int w = width(t);
+        if (w > 0) {
+            BigInteger v;
+            try {
+                v = new BigInteger(text.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not an integer: " + text);
+            }
+            BigInteger min = c.unsigned() ? BigInteger.ZERO : BigInteger.ONE.shiftLeft(8 * w - 1).negate();
+            BigInteger max = c.unsigned() ? BigInteger.ONE.shiftLeft(8 * w).subtract(BigInteger.ONE)
+                    : BigInteger.ONE.shiftLeft(8 * w - 1).subtract(BigInteger.ONE);
+            if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
+                throw new IllegalArgumentException(text + " is out of range for " + describe(c));
+            }
+            long bits = v.longValue();
+            byte[] out = new byte[w];
+            for (int i = 0; i < w; i++) {
+                out[i] = (byte) (bits >>> (8 * i));
+            }
+            return out;
+        }
+        byte[] data = text.getBytes(charset(c));
+        int max = metadataLength(c);
+        if (data.length > max) {
+            throw new IllegalArgumentException("'" + text + "' is longer than " + describe(c));
+        }
+        int prefix = max > 255 ? 2 : 1;
+        byte[] out = new byte[prefix + data.length];
+        out[0] = (byte) data.length;
+        if (prefix == 2) {
+            out[1] = (byte) (data.length >>> 8);
+        }
+        System.arraycopy(data, 0, out, prefix, data.length);
+        return out;
+    }
+
+    private static Charset charset(SchemaColumn c) {
+        if (c.charset() == null) {
+            return StandardCharsets.ISO_8859_1;
+        }
+        return switch (SqlTypes.charset(c.charset())) {
+            case "latin1" -> Charset.forName("windows-1252");
+            case "ascii" -> StandardCharsets.US_ASCII;
+            default -> StandardCharsets.UTF_8;
+        };
+    }
+
+    private static String describe(SchemaColumn c) {
+        return CreateTableText.columnType(c, BinlogFlavor.MARIADB) + (c.charset() == null ? "" : " " + c.charset());
+    }
+
+    /** A shape in one line: {@code (id bigint(20) unsigned, c int(11), ...)}. */
+    public static String describe(SchemaTable t) {
+        List<String> cols = new ArrayList<>();
+        for (SchemaColumn c : t.columns()) {
+            cols.add("`" + c.name() + "` " + describe(c) + (c.nullable() ? "" : " NOT NULL")
+                    + (c.defaultValue() == null ? "" : " DEFAULT " + c.defaultValue().text()));
+        }
+        return "(" + String.join(", ", cols) + ")";
+    }
+
+    static ShapeConflictException conflict(String shard, String physical, SchemaTable from, SchemaTable to, String why) {
+        return new ShapeConflictException("rows of logical table " + to.name() + " from shard " + shard + " (" + physical
+                + ") cannot be written in the table's logical shape at this global position: " + why + ". Shard's shape: "
+                + describe(from) + "; logical shape: " + describe(to) + ". The pipeline stops before writing them: run"
+                + " the same DDL on every shard (or bring the shard's table to the logical shape) and restart");
+    }
+}
