@@ -109,14 +109,32 @@ final class XaGroup<P> {
         this.lanes = lanes;
     }
 
+    /**
+     * Prepared branches neither committed nor given up, kept as they change ({@link #prepare}, {@link #commit},
+     * {@link #unprepare}, {@link #abandon}): {@link #complete} runs for every open use an emission is checked against,
+     * and scanning the branches with a map lookup each was a visible share of a catch-up's merge thread.
+     */
+    private int unfinished;
+
+    private boolean unfinished(Branch b) {
+        return prepared.containsKey(b) && !commits.containsKey(b) && !abandoned.contains(b);
+    }
+
     void prepare(ShardUnit<P> unit, long window, long at) {
         Branch b = Branch.of(unit);
+        boolean was = unfinished(b);
         prepared.put(b, unit);
+        if (!was && unfinished(b)) {
+            unfinished++;
+        }
         preparedIn.put(b, window);
         preparedAt.put(b, at);
     }
 
     void commit(Branch branch, Entry<P> entry) {
+        if (unfinished(branch)) {
+            unfinished--;
+        }
         commits.put(branch, entry);
         entry.group = this;
         if (finishedAt(entry.key())) {
@@ -253,13 +271,27 @@ final class XaGroup<P> {
         return !participantsFixed && finishedAt.getOrDefault(prepare.shard(), Long.MAX_VALUE) > prepare.sequence();
     }
 
-    boolean complete() {
-        for (Branch x : prepared.keySet()) {
-            if (!commits.containsKey(x) && !abandoned.contains(x)) {
-                return false;
-            }
+    /** Takes a rolled-back branch's prepare out of the use; returns it. */
+    ShardUnit<P> unprepare(Branch b) {
+        if (unfinished(b)) {
+            unfinished--;
         }
-        return true;
+        return prepared.remove(b);
+    }
+
+    /** Gives up waiting for branch {@code b}'s commit; false if it was given up already. */
+    boolean abandon(Branch b) {
+        if (unfinished(b)) {
+            unfinished--;
+        }
+        return abandoned.add(b);
+    }
+
+    boolean complete() {
+        assert unfinished == (int) prepared.keySet().stream().filter(this::unfinished).count()
+                : gtrid + ": " + unfinished + " unfinished branches counted, prepared " + prepared.keySet() + " committed "
+                        + commits.keySet() + " given up " + abandoned;
+        return unfinished == 0;
     }
 
     /** Ready: participants known, every one committed (or given up), and its commits head their lanes. */
