@@ -6,6 +6,7 @@ import io.tributary.test.bench.load.OltpLoad;
 import io.tributary.test.daemon.DaemonProcess;
 import io.tributary.test.shard.ShardInfo;
 import java.io.PrintStream;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -186,6 +187,7 @@ final class CatchUpScenario {
         double events = 0;
         double bytes = 0;
         double cpu0 = d.cpuSeconds();
+        Map<String, Double> threads0 = threadCpu(d.pid());
         long timeoutNanos = TimeUnit.SECONDS.toNanos(Math.max(300, (long) (backlog / MB / 0.2)));
         int n = 0;
         while (true) {
@@ -228,6 +230,7 @@ final class CatchUpScenario {
             Thread.sleep(250);
         }
         double cpu = d.cpuSeconds() - cpu0;
+        String threads = topThreads(threads0, threadCpu(d.pid()));
         double seconds = doneAt; // the backlog was all written by this sample
         status.accept("catchup, " + label + ": the raw read of the same binlogs");
         double[] raw = rawRead(infos, startFiles);
@@ -240,6 +243,7 @@ final class CatchUpScenario {
                 + " spilled %.1f MB; daemon CPU %.1f s", label, backlog / MB, first, firstFromLaunch, seconds, rate,
                 events / seconds, raw[1] / MB, raw[0], rawRate, 100 * rate / rawRate, peak / MB, spilled / MB, cpu);
         out.println("  " + summary);
+        out.println("  daemon CPU by thread while catching up: " + threads);
         double nan = Double.NaN;
         BenchRow row = new BenchRow("catchup", label, shards, kind, seconds, events / seconds, nan, bytes / seconds,
                 lastTxns / seconds, nan, nan, nan, nan, backlog > 0 ? cpu / (backlog / 1e9) : nan, nan, d.rssPeakBytes(),
@@ -248,6 +252,35 @@ final class CatchUpScenario {
                         + " spilled %.1f MB; %s", first, rate, backlog / MB, seconds, rawRate, 100 * rate / rawRate,
                         peak / MB, spilled / MB, note));
         return new Result(row, new Trace(label, points), summary);
+    }
+
+    /** CPU seconds (user + system) of each thread of process {@code pid}, summed by name ({@code /proc}). */
+    private static Map<String, Double> threadCpu(long pid) {
+        Map<String, Double> cpu = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path t : tasks.toList()) {
+                try {
+                    String stat = Files.readString(t.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("\\d+$", "N");
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    cpu.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0, Double::sum);
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (IOException e) {
+            return cpu;
+        }
+        return cpu;
+    }
+
+    /** The threads that used the most CPU between two {@link #threadCpu} samples: "name 1.2 s, ...". */
+    private static String topThreads(Map<String, Double> before, Map<String, Double> after) {
+        return after.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0.0)))
+                .filter(e -> e.getValue() >= 0.05).sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .limit(12).map(e -> String.format(Locale.ROOT, "%s %.2f s", e.getKey(), e.getValue()))
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     private static double sumWhere(Map<String, Double> m, String name, String where) {
