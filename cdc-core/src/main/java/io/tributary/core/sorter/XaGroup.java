@@ -103,6 +103,10 @@ final class XaGroup<P> {
     private RolledBack<P> firstRollback;
     /** Where {@link XaUses} filed it among the open uses by first finish; null: not filed. */
     SortKey filedAs;
+    /** The last {@link CycleBreaker#waitBoundBelow} walk that reached it (that walk's set of groups seen, unallocated). */
+    long walkMark;
+    /** {@link #ready}'s count of commits per lane, kept: it runs for every open use an emission is checked against. */
+    private int[] perLane;
 
     XaGroup(String gtrid, List<Lane<P>> lanes) {
         this.gtrid = gtrid;
@@ -299,9 +303,13 @@ final class XaGroup<P> {
         if (!participantsFixed || !complete()) {
             return false;
         }
-        // per lane, its first n entries are this use's n commits there (an array, not a map: this runs for every
-        // open use an emission is checked against)
-        int[] perLane = new int[lanes.size()];
+        // per lane, its first n entries are this use's n commits there (an array, not a map, and the same array at
+        // every call: this runs for every open use an emission is checked against)
+        if (perLane == null) {
+            perLane = new int[lanes.size()];
+        } else {
+            java.util.Arrays.fill(perLane, 0);
+        }
         for (Entry<P> e : commits.values()) {
             perLane[e.unit().shard()]++;
         }
