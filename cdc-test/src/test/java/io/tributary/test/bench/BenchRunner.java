@@ -39,7 +39,8 @@ import java.util.stream.Stream;
  * {@code bench-report/}): {@code index.html}, {@code summary.md}, {@code results.csv} and PNG plots
  * ({@link BenchReport}).
  *
- * <p>Scenarios ({@code --scenarios=import,tpcc,oltp,large,blob,fanout,pipeline}, all by default):
+ * <p>Scenarios ({@code --scenarios=import,tpcc,oltp,large,blob,fanout,pipeline,catchup}, all by default, all but
+ * catchup with {@code --quick}):
  * <ul>
  * <li>import: {@code --import-tables=8,16,32} sharded tables over the 4 shards, one client per table inserting
  *     100-row batches ({@link ImportLoad});</li>
@@ -60,7 +61,8 @@ import java.util.stream.Stream;
  * <li>catchup: the daemon catching up ({@link CatchUpScenario}) on {@code --catchup-shards=1,4} shards after an
  *     outage of {@code --catchup-outage=60} s under {@code --catchup-clients=8} OLTP clients, and at a first start
  *     ({@code start: earliest}) over a history of {@code --catchup-history-mb=1024}; {@code --catchup-kinds=outage,history}
- *     picks them, {@code --catchup-jfr=DIR} records the daemon with JFR; beside each, the raw read of the same
+ *     picks them, {@code --catchup-jfr=DIR} records the daemon with JFR, {@code --catchup-daemon=KEY=VALUE;...}
+ *     sets daemon configuration keys for these runs; beside each, the raw read of the same
  *     binlogs with {@code mariadb-binlog}, and a plot of the global binlog position over time.</li>
  * </ul>
  * Every window lasts {@code --duration=30} seconds. {@code --quick} picks small sizes and short windows for a
@@ -80,13 +82,17 @@ public final class BenchRunner {
             List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
             List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb,
             List<Integer> catchupShards, List<String> catchupKinds, int catchupOutageSeconds, int catchupHistoryMb,
-            int catchupClients, Path catchupJfr) {
+            int catchupClients, Path catchupJfr, Map<String, String> catchupDaemon) {
 
         public static Options parse(String... args) {
             boolean quick = Stream.of(args).anyMatch("--quick"::equals);
             Path out = Path.of("bench-report");
             Path work = Path.of("target", "bench-work");
             Set<String> scenarios = new LinkedHashSet<>(BenchReport.SCENARIOS.keySet());
+            if (quick) {
+                // its daemon restarts and 1 GB history take minutes: a smoke run leaves it out unless asked for
+                scenarios.remove("catchup");
+            }
             List<Integer> importTables = quick ? List.of(8, 32) : List.of(8, 16, 32);
             List<Integer> tpccWarehouses = quick ? List.of(4) : List.of(8);
             double tpccScale = quick ? 0.05 : 1;
@@ -112,6 +118,7 @@ public final class BenchRunner {
             int catchupHistoryMb = quick ? 64 : 1024;
             int catchupClients = 8;
             Path catchupJfr = null;
+            Map<String, String> catchupDaemon = new LinkedHashMap<>();
             for (String a : args) {
                 String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
                 String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -185,6 +192,16 @@ public final class BenchRunner {
                     case "--catchup-history-mb" -> catchupHistoryMb = Integer.parseInt(v);
                     case "--catchup-clients" -> catchupClients = Integer.parseInt(v);
                     case "--catchup-jfr" -> catchupJfr = Path.of(v);
+                    case "--catchup-daemon" -> {
+                        for (String kv : v.split(";")) {
+                            int eq = kv.indexOf('=');
+                            if (eq < 1) {
+                                throw new IllegalArgumentException("Invalid value " + kv + " for --catchup-daemon:"
+                                        + " key=value pairs separated by ';'");
+                            }
+                            catchupDaemon.put(kv.substring(0, eq), kv.substring(eq + 1));
+                        }
+                    }
                     default -> throw new IllegalArgumentException("Unknown option " + a + ": allowed are --quick, --out=DIR,"
                             + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --tpcc-warehouses=LIST, --tpcc-scale=F,"
                             + " --oltp-clients=LIST, --xa-share=F,"
@@ -193,7 +210,8 @@ public final class BenchRunner {
                             + " --blob-clients=LIST, --blob-rows=N, --fanout=LIST, --fanout-clients=N,"
                             + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N,"
                             + " --catchup-shards=LIST, --catchup-kinds=outage,history, --catchup-outage=SECONDS,"
-                            + " --catchup-history-mb=N, --catchup-clients=N, --catchup-jfr=DIR");
+                            + " --catchup-history-mb=N, --catchup-clients=N, --catchup-jfr=DIR,"
+                            + " --catchup-daemon=KEY=VALUE;...");
                 }
             }
             if (xaShare < 0 || xaShare > 1) {
@@ -206,7 +224,7 @@ public final class BenchRunner {
                     oltpRows, largeMb, largeModes, largeKinds, offHeapCapMb, offHeapMb, blobClients, blobRows, fanout,
                     fanoutClients, pipelineShards, pipelineShardMb,
                     duration, diskTestMb, catchupShards, catchupKinds, catchupOutageSeconds, catchupHistoryMb,
-                    catchupClients, catchupJfr);
+                    catchupClients, catchupJfr, Map.copyOf(catchupDaemon));
         }
 
         private static List<Integer> ints(String key, String v) {
@@ -240,7 +258,8 @@ public final class BenchRunner {
                     + fanout + " subscribers under " + fanoutClients + " OLTP clients; pipeline shards " + pipelineShards
                     + " x " + pipelineShardMb + " MB; catch-up " + catchupKinds + " over " + catchupShards
                     + " shards (outage " + catchupOutageSeconds + " s, history " + catchupHistoryMb + " MB, "
-                    + catchupClients + " OLTP clients)";
+                    + catchupClients + " OLTP clients" + (catchupDaemon.isEmpty() ? "" : ", daemon " + catchupDaemon)
+                    + ")";
         }
     }
 

@@ -160,6 +160,7 @@ final class CatchUpScenario {
         for (ShardInfo s : infos) {
             b.property("cdc.shards[" + s.index() + "].start", start);
         }
+        o.catchupDaemon().forEach(b::property);
         if (o.catchupJfr() != null) {
             Files.createDirectories(o.catchupJfr().toAbsolutePath());
             b.jvmOption("-XX:StartFlightRecording=filename=" + o.catchupJfr().toAbsolutePath().resolve(name + ".jfr")
