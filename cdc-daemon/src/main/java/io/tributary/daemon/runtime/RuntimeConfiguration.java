@@ -72,6 +72,11 @@ public class RuntimeConfiguration {
     }
 
     @Bean
+    HealthIndicator catchUpHealthIndicator(TributaryRuntime runtime) {
+        return new RuntimeHealth.CatchUp(runtime);
+    }
+
+    @Bean
     HealthIndicator diskHealthIndicator(TributaryRuntime runtime, LiveConfig live) {
         return new RuntimeHealth.Disk(runtime, live);
     }

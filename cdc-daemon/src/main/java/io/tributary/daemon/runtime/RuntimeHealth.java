@@ -12,10 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
 
 /**
  * What {@code /actuator/health} shows: each shard reader ({@code shards}), the global binlog writer
- * ({@code globalBinlog}) and the disks it writes to ({@code disk}).
+ * ({@code globalBinlog}), the disks it writes to ({@code disk}) and how far behind the shards it is
+ * ({@code catchUp}).
  */
 final class RuntimeHealth {
 
@@ -74,6 +76,48 @@ final class RuntimeHealth {
                     .withDetail("written", w.writtenPosition().toString())
                     .withDetail("durable", w.durability().current().toString())
                     .withDetail("lastSequence", w.lastSequence()).build();
+        }
+    }
+
+    /**
+     * How far behind the shards the daemon is ({@link ShardBacklog}): {@link #CATCHING_UP} while any shard is more
+     * than {@link ShardBacklog#CATCHING_UP_MILLIS} behind with bytes left to read, else UP; per shard its bytes and
+     * seconds behind and the estimated time to catch up. CATCHING_UP ranks between UP and DOWN
+     * ({@code management.endpoint.health.status.order}) and answers HTTP 200: a daemon catching up serves what it
+     * has; a shard it cannot read makes the {@code shards} component DOWN.
+     */
+    static final class CatchUp implements HealthIndicator {
+        static final Status CATCHING_UP = new Status("CATCHING_UP", "behind the shards, reading their backlog");
+
+        private final TributaryRuntime runtime;
+
+        CatchUp(TributaryRuntime runtime) {
+            this.runtime = runtime;
+        }
+
+        @Override
+        public Health health() {
+            ShardBacklog backlog = runtime.backlog();
+            if (backlog == null) {
+                return Health.unknown().withDetail("reason", "not started").build();
+            }
+            Map<String, Object> details = new LinkedHashMap<>();
+            for (ShardBacklog.Behind b : backlog.current()) {
+                Map<String, Object> shard = new LinkedHashMap<>();
+                shard.put("catchingUp", b.catchingUp());
+                shard.put("bytesBehind", b.bytes() < 0 ? "unknown" : b.bytes());
+                shard.put("secondsBehind", Double.isNaN(b.seconds()) ? "unknown" : b.seconds());
+                shard.put("etaSeconds", Double.isNaN(b.etaSeconds()) ? "unknown" : Math.round(b.etaSeconds()));
+                if (b.error() != null) {
+                    shard.put("error", b.error());
+                }
+                details.put(b.shard(), shard);
+            }
+            double eta = backlog.etaSeconds();
+            if (backlog.catchingUp()) {
+                details.put("etaSeconds", Double.isNaN(eta) ? "unknown" : Math.round(eta));
+            }
+            return Health.status(backlog.catchingUp() ? CATCHING_UP : Status.UP).withDetails(details).build();
         }
     }
 

@@ -36,7 +36,10 @@ import java.util.function.ToDoubleFunction;
  * {@code tributary.spill.store.bytes} (RocksDB), {@code tributary.dump.connections}, {@code
  * tributary.dump.subscribers}, {@code tributary.dump.subscriber.backlog.max} (bytes queued for the most lagging
  * subscriber), the counters {@code tributary.dump.events.from.files|cache}, {@code
- * tributary.reader.streaming{shard}} (1 while streaming). The timer {@code tributary.commit.delay{shard}}
+ * tributary.reader.streaming{shard}} (1 while streaming), and how far behind the shards the daemon is
+ * ({@link ShardBacklog}): {@code tributary.shard.behind.bytes{shard}}, {@code tributary.shard.behind{shard}}
+ * [tributary_shard_behind_seconds], {@code tributary.catchup} (1 while catching up) and {@code tributary.catchup.eta}
+ * [tributary_catchup_eta_seconds]. The timer {@code tributary.commit.delay{shard}}
  * [tributary_commit_delay_seconds] records, per shard transaction, shard commit to durable global binlog,
  * as a histogram with the fixed buckets {@link #DELAY_BUCKETS}.
  *
@@ -86,7 +89,24 @@ public final class TributaryMetrics implements MergeStage.DelayListener {
                     .description("How far the durable global binlog is behind the shard's commits").register(registry);
             Gauge.builder("tributary.reader.streaming", this, m -> m.streaming(shard)).tags(tags)
                     .description("1 while the shard's reader streams its binlog, else 0").register(registry);
+            Gauge.builder("tributary.shard.behind.bytes", this, m -> m.behind(shard, b -> b.bytes() < 0 ? Double.NaN
+                    : b.bytes())).tags(tags).baseUnit("bytes")
+                    .description("Shard binlog bytes not yet durable in the global binlog (NaN when unknown)")
+                    .register(registry);
+            Gauge.builder("tributary.shard.behind", this, m -> m.behind(shard, ShardBacklog.Behind::seconds)).tags(tags)
+                    .baseUnit("seconds").description("How far the shard's durable commits are behind the clock while it has"
+                            + " bytes behind; 0 when the global binlog holds all of its binlog").register(registry);
         }
+        Gauge.builder("tributary.catchup", this, m -> {
+            ShardBacklog b = m.backlog();
+            return b == null ? Double.NaN : b.catchingUp() ? 1 : 0;
+        }).description("1 while the daemon is catching up (a shard more than "
+                + ShardBacklog.CATCHING_UP_MILLIS / 1000 + " s behind with bytes to read), else 0").register(registry);
+        Gauge.builder("tributary.catchup.eta", this, m -> {
+            ShardBacklog b = m.backlog();
+            return b == null ? Double.NaN : b.etaSeconds();
+        }).baseUnit("seconds").description("Estimated time until the shards catching up have been read (NaN when none"
+                + " is, or the backlog is not falling)").register(registry);
         Gauge.builder("tributary.delay.max", this, TributaryMetrics::maxDelayMillis).baseUnit("milliseconds")
                 .description("The largest shard delay").register(registry);
         gauge("tributary.buffer.bytes", Tags.of("where", "memory"), "bytes", b -> b.memoryUsed());
@@ -207,6 +227,16 @@ public final class TributaryMetrics implements MergeStage.DelayListener {
     /** The per-transaction delay distribution of shard {@code shard}. */
     public Timer commitDelay(int shard) {
         return delays[shard];
+    }
+
+    private ShardBacklog backlog() {
+        TributaryRuntime r = runtime;
+        return r == null ? null : r.backlog();
+    }
+
+    private double behind(int shard, ToDoubleFunction<ShardBacklog.Behind> f) {
+        ShardBacklog b = backlog();
+        return b == null ? Double.NaN : f.applyAsDouble(b.current().get(shard));
     }
 
     private GlobalBinlogPipeline pipeline() {

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Everything the daemon runs, in one place and in the order it must start and stop: the global binlog
  * (recovered first), the transaction buffer and its spill store, the heartbeats on every shard, the dump
- * server, and the pipeline (a reader per shard, sorter, merger, writer).
+ * server, the pipeline (a reader per shard, sorter, merger, writer) and the poller of how far behind the shards
+ * it is ({@link ShardBacklog}).
  *
  * <p><b>Start.</b> {@link BinlogRecovery} runs before anything else is opened: a torn tail is truncated
  * and each shard's checkpoint found. A shard with a checkpoint resumes from it; a shard without one starts
@@ -64,6 +65,7 @@ public final class TributaryRuntime implements AutoCloseable {
     private HeartbeatWriter heartbeats;
     private GlobalBinlogPipeline pipeline;
     private DumpServer dump;
+    private ShardBacklog backlog;
     private boolean closed;
 
     /**
@@ -127,6 +129,18 @@ public final class TributaryRuntime implements AutoCloseable {
             pipeline.delayListener(delays);
             pipeline.tableDefinitions(shardSchemas);
             pipeline.start();
+            GlobalBinlogPipeline started = pipeline;
+            backlog = new ShardBacklog(config.shards(), new ShardBacklog.Progress() {
+                @Override
+                public ShardPosition durableEnd(int shard) {
+                    return started.durableEnd(shard);
+                }
+
+                @Override
+                public long settledMillis(int shard) {
+                    return started.settledMillis(shard);
+                }
+            }, System::currentTimeMillis).start();
             log.info("Tributary started: {} shards -> global binlog {} ({}), dump server on port {} (version {})",
                     config.shards().size(), config.binlog().dir(), config.binlog().flavor(), dump.port(),
                     TributaryApplication.version());
@@ -189,6 +203,11 @@ public final class TributaryRuntime implements AutoCloseable {
         return heartbeats;
     }
 
+    /** How far behind the shards the daemon is (null before {@link #start}). */
+    public synchronized ShardBacklog backlog() {
+        return backlog;
+    }
+
     /** Graceful shutdown, in the order the class comment gives; idempotent. */
     @Override
     public synchronized void close() {
@@ -197,6 +216,7 @@ public final class TributaryRuntime implements AutoCloseable {
         }
         closed = true;
         List<Exception> failures = new ArrayList<>();
+        stop("shard backlog poller", backlog, failures);
         stop("shard readers and merge", pipeline, failures);
         stop("heartbeats", heartbeats, failures);
         stop("global binlog writer", writer, failures);

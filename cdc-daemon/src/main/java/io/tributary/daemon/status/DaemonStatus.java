@@ -26,8 +26,12 @@ public record DaemonStatus(String time, String version, String flavor, String fa
      * @param delayMs    now minus the time up to which the shard's commits are durable in the global binlog (the status
      *                   line's delay); null before the shard's first heartbeat went through
      * @param reconnects reconnections of the reader
+     * @param behindBytes  shard binlog bytes not yet durable in the global binlog (docs/operating.md, "Catching up");
+     *                     null when unknown
+     * @param catchingUp   whether the shard is catching up (bytes behind and more than 5 s behind)
      */
-    public record Shard(String name, String state, String position, Double delayMs, long reconnects) {
+    public record Shard(String name, String state, String position, Double delayMs, long reconnects, Long behindBytes,
+            boolean catchingUp) {
     }
 
     /** A global binlog position. */

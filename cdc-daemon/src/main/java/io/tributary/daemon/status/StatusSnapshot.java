@@ -3,6 +3,7 @@ package io.tributary.daemon.status;
 import io.tributary.daemon.TributaryApplication;
 import io.tributary.daemon.dump.DumpServer;
 import io.tributary.daemon.dump.DumpSubscriber;
+import io.tributary.daemon.runtime.ShardBacklog;
 import io.tributary.daemon.runtime.TributaryMetrics;
 import io.tributary.daemon.runtime.TributaryRuntime;
 import io.tributary.storage.binlog.BinlogHealth;
@@ -37,9 +38,13 @@ final class StatusSnapshot {
         for (int i = 0; i < runtime.config().shards().size(); i++) {
             String name = runtime.config().shards().get(i).name();
             double delay = metrics.delayMillis(i);
-            shards.add(p == null ? new DaemonStatus.Shard(name, "NOT STARTED", null, null, 0)
+            ShardBacklog.Behind behind = runtime.backlog() == null ? null : runtime.backlog().current().get(i);
+            Long behindBytes = behind == null || behind.bytes() < 0 ? null : behind.bytes();
+            boolean catchingUp = behind != null && behind.catchingUp();
+            shards.add(p == null ? new DaemonStatus.Shard(name, "NOT STARTED", null, null, 0, null, false)
                     : new DaemonStatus.Shard(name, p.readerState(i).name(), String.valueOf(p.readerPosition(i)),
-                            Double.isNaN(delay) ? null : delay, Math.max(0, p.readerConnections(i) - 1)));
+                            Double.isNaN(delay) ? null : delay, Math.max(0, p.readerConnections(i) - 1), behindBytes,
+                            catchingUp));
         }
         DaemonStatus.GlobalBinlog binlog = null;
         if (w != null) {

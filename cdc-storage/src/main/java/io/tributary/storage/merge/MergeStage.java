@@ -25,6 +25,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,11 +55,16 @@ public final class MergeStage implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(MergeStage.class);
 
-    private record Written(long sequence, List<BufferedTransaction> buffers, int[] shards, long[] commitMillis) {
+    private record Written(long sequence, List<BufferedTransaction> buffers, int[] shards, long[] commitMillis,
+            ShardPosition[] ends) {
     }
 
-    /** A merged transaction on its way to the writer, with its shard commits dated on the merge thread. */
-    private record Append(TransactionMerger.MergedTransaction txn, int[] shards, long[] commitMillis) {
+    /**
+     * A merged transaction on its way to the writer, with its shard commits dated on the merge thread and where
+     * each ends in its shard's binlog.
+     */
+    private record Append(TransactionMerger.MergedTransaction txn, int[] shards, long[] commitMillis,
+            ShardPosition[] ends) {
     }
 
     /**
@@ -95,6 +101,10 @@ public final class MergeStage implements AutoCloseable {
     private final List<ArrayDeque<long[]>> heartbeats = new ArrayList<>();
     private final long[] lastHeartbeat;
     private final AtomicLongArray settled;
+    /** Per shard, where in its binlog what the global binlog holds durably ends (see {@link #durableEnd}). */
+    private final AtomicReferenceArray<ShardPosition> durableEnd;
+    /** Per shard, the end of the last unit offered (merge thread only). */
+    private final ShardPosition[] offeredEnd;
     private volatile DelayListener delayListener = (shard, commit, durable) -> { };
     /** Transactions appended to the writer (by the append thread, or by the merge thread without one). */
     private volatile long written;
@@ -144,6 +154,8 @@ public final class MergeStage implements AutoCloseable {
         }
         this.lastHeartbeat = new long[this.start.size()];
         this.settled = new AtomicLongArray(this.start.size());
+        this.durableEnd = new AtomicReferenceArray<>(this.start.size());
+        this.offeredEnd = new ShardPosition[this.start.size()];
         this.sorter = new GlobalSorter<>(this.start, xaMaxWait);
         this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()), writer.ddlHistory(),
                 writer.schemaHistory().latest(), new io.tributary.core.schema.SchemaDdl(writer.flavor()));
@@ -184,6 +196,9 @@ public final class MergeStage implements AutoCloseable {
     public void offer(ShardUnit<BufferedTransaction> unit) {
         units++;
         unitsOf[unit.shard()]++;
+        if (unit.end() != null) {
+            offeredEnd[unit.shard()] = unit.end();
+        }
         if (unit.kind() == ShardUnit.Kind.HEARTBEAT) {
             ArrayDeque<long[]> hb = heartbeats.get(unit.shard());
             if (hb.size() == HEARTBEATS_KEPT) {
@@ -217,6 +232,7 @@ public final class MergeStage implements AutoCloseable {
             // nothing committed before the last heartbeats waits any more: every shard is settled up to them
             for (int i = 0; i < lastHeartbeat.length; i++) {
                 settle(i, lastHeartbeat[i]);
+                advanceDurableEnd(i, offeredEnd[i]);
             }
         }
     }
@@ -241,6 +257,32 @@ public final class MergeStage implements AutoCloseable {
     /** Where shard readers wait while the others catch up (see {@link ReadAheadGate}). */
     public ReadAheadGate readAheadGate() {
         return gate;
+    }
+
+    /**
+     * Where in shard {@code shard}'s binlog what the global binlog holds durably ends: the end of its last durable
+     * transaction, moved to the end of what was read whenever nothing waits (as {@link #settledMillis}); null before
+     * the first. The shard binlog after it is what the daemon is behind by.
+     */
+    public ShardPosition durableEnd(int shard) {
+        return durableEnd.get(shard);
+    }
+
+    private void advanceDurableEnd(int shard, ShardPosition end) {
+        if (end == null || end.file() == null) {
+            return;
+        }
+        ShardPosition prev;
+        while (((prev = durableEnd.get(shard)) == null || isBefore(prev, end))
+                && !durableEnd.compareAndSet(shard, prev, end)) {
+            // retry
+        }
+    }
+
+    /** Binlog file names of one server sort in their order (a base name and a fixed-width number). */
+    private static boolean isBefore(ShardPosition a, ShardPosition b) {
+        int byFile = a.file().compareTo(b.file());
+        return byFile < 0 || byFile == 0 && a.position() < b.position();
     }
 
     private void settle(int shard, long millis) {
@@ -302,12 +344,14 @@ public final class MergeStage implements AutoCloseable {
                 ? List.of(single.transaction()) : ((Emission.Distributed<BufferedTransaction>) emission).commits();
         int[] shards = new int[commits.size()];
         long[] commitMillis = new long[commits.size()];
+        ShardPosition[] ends = new ShardPosition[commits.size()];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = commits.get(i).shard();
             commitMillis[i] = commitMillis(commits.get(i));
+            ends[i] = commits.get(i).end();
         }
         handedOff++;
-        Append a = new Append(merged.get(), shards, commitMillis);
+        Append a = new Append(merged.get(), shards, commitMillis, ends);
         if (appends == null) {
             append(a, true);
         } else {
@@ -330,7 +374,7 @@ public final class MergeStage implements AutoCloseable {
                 throw new UncheckedIOException("global binlog: cannot write " + txn.provenance(), e);
             }
             synchronized (undurable) {
-                undurable.addLast(new Written(sequence, txn.buffers(), a.shards(), a.commitMillis()));
+                undurable.addLast(new Written(sequence, txn.buffers(), a.shards(), a.commitMillis(), a.ends()));
             }
         } catch (RuntimeException e) {
             throw appendFailed(e);
@@ -384,6 +428,7 @@ public final class MergeStage implements AutoCloseable {
             for (Written w : done) {
                 for (int i = 0; i < w.shards().length; i++) {
                     settle(w.shards()[i], w.commitMillis()[i]);
+                    advanceDurableEnd(w.shards()[i], w.ends()[i]);
                     listener.durable(w.shards()[i], w.commitMillis()[i], now);
                 }
                 for (BufferedTransaction t : w.buffers()) {

@@ -294,6 +294,15 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         return shard < readers.size() ? readers.get(shard).currentPosition() : configs.get(shard).startPosition();
     }
 
+    /**
+     * Where in shard {@code shard}'s binlog what the global binlog holds durably ends ({@link MergeStage#durableEnd});
+     * before the first durable transaction, where the pipeline started reading it.
+     */
+    public ShardPosition durableEnd(int shard) {
+        ShardPosition end = stage.durableEnd(shard);
+        return end != null ? end : stage.startCheckpoints().get(shard).resumeFrom();
+    }
+
     /** See {@link MergeStage#settledMillis}. */
     public long settledMillis(int shard) {
         return stage.settledMillis(shard);

@@ -51,8 +51,8 @@ import java.util.stream.Stream;
  *     saturate ({@link Saturation}: a level under 10% more shard transactions than the one before, confirmed by the
  *     next, ends it; the report says where), {@code --xa-share=0.1} of the transactions XA over two shards;</li>
  * <li>large: {@code --large-mb=256,1024,4096} single transactions (one shard) and XA transactions (4 branches),
- *     persist off, AUTO and FORCE ({@code --large-modes}; {@code --large-kinds=single,XA}); the heap is 512 MB
- *     where persist is on; with persist off the heap is sized for the transaction up to {@code --off-heap-cap-mb}
+ *     persist off, AUTO and FORCE ({@code --large-modes}; {@code --large-kinds=single,XA}); the heap is
+ *     {@code --persist-heap-mb=512} MB where persist is on; with persist off the heap is sized for the transaction up to {@code --off-heap-cap-mb}
  *     (bigger ones are reported not run), or fixed by {@code --off-heap-mb} (what does not fit fails clearly);</li>
  * <li>blob: 512 KB rows, update load at {@code --blob-clients=1,4,16} ({@link BlobLoad});</li>
  * <li>fanout: {@code --fanout=1,8,64} {@code BinaryLogClient}s tailing the daemon's dump port under OLTP load;</li>
@@ -79,7 +79,7 @@ public final class BenchRunner {
     public record Options(boolean quick, Path out, Path work, Set<String> scenarios, List<Integer> importTables,
             List<Integer> tpccWarehouses, double tpccScale, List<Integer> oltpClients, double xaShare, int oltpRows,
             List<Integer> largeMb, List<String> largeModes, List<String> largeKinds, long offHeapCapMb, long offHeapMb,
-            List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
+            long persistHeapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
             List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb,
             List<Integer> catchupShards, List<String> catchupKinds, int catchupOutageSeconds, int catchupHistoryMb,
             int catchupClients, Path catchupJfr, Map<String, String> catchupDaemon) {
@@ -104,6 +104,7 @@ public final class BenchRunner {
             List<String> largeKinds = List.of("single", "XA");
             long offHeapCapMb = 6144;
             long offHeapMb = 0;
+            long persistHeapMb = 512;
             List<Integer> blobClients = quick ? List.of(2) : List.of(1, 4, 16);
             int blobRows = quick ? 8 : 64;
             List<Integer> fanout = quick ? List.of(1, 8) : List.of(1, 8, 64);
@@ -162,6 +163,7 @@ public final class BenchRunner {
                     }
                     case "--off-heap-cap-mb" -> offHeapCapMb = Long.parseLong(v);
                     case "--off-heap-mb" -> offHeapMb = Long.parseLong(v);
+                    case "--persist-heap-mb" -> persistHeapMb = Long.parseLong(v);
                     case "--blob-clients" -> blobClients = ints(k, v);
                     case "--blob-rows" -> blobRows = Integer.parseInt(v);
                     case "--fanout" -> fanout = ints(k, v);
@@ -206,7 +208,7 @@ public final class BenchRunner {
                             + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --tpcc-warehouses=LIST, --tpcc-scale=F,"
                             + " --oltp-clients=LIST, --xa-share=F,"
                             + " --oltp-rows=N, --large-mb=LIST, --large-modes=off,AUTO,FORCE, --large-kinds=single,XA,"
-                            + " --off-heap-cap-mb=N, --off-heap-mb=N,"
+                            + " --off-heap-cap-mb=N, --off-heap-mb=N, --persist-heap-mb=N,"
                             + " --blob-clients=LIST, --blob-rows=N, --fanout=LIST, --fanout-clients=N,"
                             + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N,"
                             + " --catchup-shards=LIST, --catchup-kinds=outage,history, --catchup-outage=SECONDS,"
@@ -221,7 +223,7 @@ public final class BenchRunner {
                 throw new IllegalArgumentException("Invalid value " + tpccScale + " for --tpcc-scale: above 0, at most 1");
             }
             return new Options(quick, out, work, scenarios, importTables, tpccWarehouses, tpccScale, oltpClients, xaShare,
-                    oltpRows, largeMb, largeModes, largeKinds, offHeapCapMb, offHeapMb, blobClients, blobRows, fanout,
+                    oltpRows, largeMb, largeModes, largeKinds, offHeapCapMb, offHeapMb, persistHeapMb, blobClients, blobRows, fanout,
                     fanoutClients, pipelineShards, pipelineShardMb,
                     duration, diskTestMb, catchupShards, catchupKinds, catchupOutageSeconds, catchupHistoryMb,
                     catchupClients, catchupJfr, Map.copyOf(catchupDaemon));
@@ -730,18 +732,19 @@ public final class BenchRunner {
         }
         List<String> on = o.largeModes().stream().filter(m -> !m.equals("off")).toList();
         if (!on.isEmpty()) {
-            // AUTO and FORCE share one daemon with the heap capped at 512 MB: the mode is switched by a live edit;
-            // a daemon whose pipeline stopped (e.g. out of memory) is replaced by a fresh one for the next mode
-            DaemonProcess d = startDaemon("large-persist", "512m", Map.of("storage.persist.mode", on.get(0)));
+            // AUTO and FORCE share one daemon with the heap capped (--persist-heap-mb, 512 MB): the mode is switched by
+            // a live edit; a daemon whose pipeline stopped (e.g. out of memory) is replaced by a fresh one for the next mode
+            String heap = o.persistHeapMb() + "m";
+            DaemonProcess d = startDaemon("large-persist", heap, Map.of("storage.persist.mode", on.get(0)));
             try {
                 for (String mode : on) {
                     if (!d.isAlive() || d.logContains(PIPELINE_STOPPED)) {
                         stopDaemon(d);
-                        d = startDaemon("large-" + mode, "512m", Map.of("storage.persist.mode", mode));
+                        d = startDaemon("large-" + mode, heap, Map.of("storage.persist.mode", mode));
                     }
                     editConfig(d, "storage.persist.mode", mode);
-                    d = largeRuns(d, () -> startDaemon("large-" + mode, "512m", Map.of("storage.persist.mode", mode)), load,
-                            mode, o.largeMb(), "persist " + mode + ", heap 512 MB");
+                    d = largeRuns(d, () -> startDaemon("large-" + mode, heap, Map.of("storage.persist.mode", mode)), load,
+                            mode, o.largeMb(), "persist " + mode + ", heap " + o.persistHeapMb() + " MB");
                 }
             } finally {
                 stopDaemon(d);

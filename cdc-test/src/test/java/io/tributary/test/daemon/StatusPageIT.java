@@ -92,6 +92,8 @@ class StatusPageIT {
                     assertThat(cell(row, "delay")).as("delay of %s: %s", name, row).matches("\\d+");
                     assertThat(Long.parseLong(cell(row, "delay"))).as(row).isBetween(0L, 10_000L);
                     assertThat(cell(row, "position")).as(row).isNotEqualTo("-");
+                    // how far the global binlog is behind the shard's binlog, known once the shards were asked
+                    assertThat(cell(row, "behind")).as("bytes behind %s: %s", name, row).matches("\\d+(\\.\\d)? (B|KB|MB)");
                 }
                 // sparklines drawn from minutes of history, with points that show the load
                 for (String spark : new String[] {"eps", "bps", "tps"}) {

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  *     replica reconnects by itself and goes on applying with no error;</li>
  * <li>at 65 s shard 2 is stopped (the load leaves it alone first, as an application whose shard is down
  *     would) and started again 20 s later: meanwhile the health endpoint shows it DOWN and the global stream
- *     pauses (no global transaction is written while a shard's commits cannot be ordered), then it catches
- *     up;</li>
+ *     pauses (no global transaction is written while a shard's commits cannot be ordered), so the daemon falls
+ *     behind the other shards and says so (health {@code catchUp} CATCHING_UP with their bytes and seconds behind,
+ *     the metrics, the status line); then it catches up and {@code catchUp} is UP again;</li>
  * <li>at the end the replica's logical tables still equal the union of the shards' tables.</li>
  * </ol>
  */
@@ -94,6 +95,25 @@ class FaultsEndToEndIT {
                     + " transactions written", name, loadTo - loadFrom, pausedTo - pausedFrom);
             assertThat(loadTo - loadFrom).as("load on the other shards while %s is down", name).isPositive();
             assertThat(pausedTo - pausedFrom).as("global transactions written while %s is down", name).isZero();
+            // meanwhile the other shards' binlogs grow and none of it reaches the global binlog: the daemon is behind
+            // them, and says how far (issue 18, "Progress")
+            String other = shards.shard(0).info().name();
+            JsonNode catchUp = health(daemon).path("components").path("catchUp");
+            Map<String, Double> m = daemon.metrics();
+            mon.log("catch-up health 19 s into the outage: %s; tributary_catchup %s", catchUp, m.get("tributary_catchup"));
+            assertThat(catchUp.path("status").asText()).as("catchUp health while %s is down: %s", name, catchUp)
+                    .isEqualTo("CATCHING_UP");
+            assertThat(catchUp.path("details").path(other).path("bytesBehind").asLong()).as("bytes behind %s", other)
+                    .isPositive();
+            assertThat(catchUp.path("details").path(other).path("secondsBehind").asDouble()).as("seconds behind %s", other)
+                    .isGreaterThan(5.0);
+            assertThat(catchUp.path("details").path(name).path("bytesBehind").asText()).as("bytes behind the stopped %s",
+                    name).isEqualTo("unknown");
+            assertThat(m.get("tributary_catchup")).as("tributary_catchup").isEqualTo(1.0);
+            assertThat(m.get("tributary_shard_behind_bytes{shard=\"" + other + "\"}")).as("tributary_shard_behind_bytes of %s",
+                    other).isPositive();
+            assertThat(daemon.logContains("| CATCHING UP (ETA ")).as("status line while behind, in %s", daemon.logFile())
+                    .isTrue();
             sleepUntilNanos(downAt + SHARD_DOWN.toNanos());
             shard.start();
             long upAt = System.nanoTime();
@@ -104,6 +124,7 @@ class FaultsEndToEndIT {
             assertThat(health(daemon).path("components").path("shards").path("status").asText())
                     .as("shard readers' health once caught up").isEqualTo("UP");
             mon.log("%s streaming again and every shard's delay under 1 s %.1f s after it came back", name, caughtUpSeconds);
+            awaitCatchUpHealth(daemon, "UP", Duration.ofSeconds(15));
 
             // the load goes on for 2 minutes in all, and at least 20 s after the last fault
             sleepUntilNanos(Math.max(t0 + SteadyLoadEndToEndIT.LOAD.toNanos(), System.nanoTime() + 20_000_000_000L));
@@ -218,6 +239,20 @@ class FaultsEndToEndIT {
             }
         }
         return Double.NaN;
+    }
+
+    /** Waits until the catchUp health component says {@code status} (it is polled every 2 s). */
+    private static void awaitCatchUpHealth(DaemonProcess daemon, String status, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        JsonNode catchUp = null;
+        while (System.nanoTime() < deadline) {
+            catchUp = health(daemon).path("components").path("catchUp");
+            if (catchUp.path("status").asText().equals(status)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("catchUp health not " + status + " within " + timeout + ": " + catchUp);
     }
 
     private static JsonNode health(DaemonProcess daemon) throws Exception {
