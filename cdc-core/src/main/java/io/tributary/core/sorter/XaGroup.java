@@ -103,20 +103,42 @@ final class XaGroup<P> {
     private RolledBack<P> firstRollback;
     /** Where {@link XaUses} filed it among the open uses by first finish; null: not filed. */
     SortKey filedAs;
+    /** The last {@link CycleBreaker#waitBoundBelow} walk that reached it (that walk's set of groups seen, unallocated). */
+    long walkMark;
+    /** {@link #ready}'s count of commits per lane, kept: it runs for every open use an emission is checked against. */
+    private int[] perLane;
 
     XaGroup(String gtrid, List<Lane<P>> lanes) {
         this.gtrid = gtrid;
         this.lanes = lanes;
     }
 
+    /**
+     * Prepared branches neither committed nor given up, kept as they change ({@link #prepare}, {@link #commit},
+     * {@link #unprepare}, {@link #abandon}): {@link #complete} runs for every open use an emission is checked against,
+     * and scanning the branches with a map lookup each was a visible share of a catch-up's merge thread.
+     */
+    private int unfinished;
+
+    private boolean unfinished(Branch b) {
+        return prepared.containsKey(b) && !commits.containsKey(b) && !abandoned.contains(b);
+    }
+
     void prepare(ShardUnit<P> unit, long window, long at) {
         Branch b = Branch.of(unit);
+        boolean was = unfinished(b);
         prepared.put(b, unit);
+        if (!was && unfinished(b)) {
+            unfinished++;
+        }
         preparedIn.put(b, window);
         preparedAt.put(b, at);
     }
 
     void commit(Branch branch, Entry<P> entry) {
+        if (unfinished(branch)) {
+            unfinished--;
+        }
         commits.put(branch, entry);
         entry.group = this;
         if (finishedAt(entry.key())) {
@@ -253,13 +275,27 @@ final class XaGroup<P> {
         return !participantsFixed && finishedAt.getOrDefault(prepare.shard(), Long.MAX_VALUE) > prepare.sequence();
     }
 
-    boolean complete() {
-        for (Branch x : prepared.keySet()) {
-            if (!commits.containsKey(x) && !abandoned.contains(x)) {
-                return false;
-            }
+    /** Takes a rolled-back branch's prepare out of the use; returns it. */
+    ShardUnit<P> unprepare(Branch b) {
+        if (unfinished(b)) {
+            unfinished--;
         }
-        return true;
+        return prepared.remove(b);
+    }
+
+    /** Gives up waiting for branch {@code b}'s commit; false if it was given up already. */
+    boolean abandon(Branch b) {
+        if (unfinished(b)) {
+            unfinished--;
+        }
+        return abandoned.add(b);
+    }
+
+    boolean complete() {
+        assert unfinished == (int) prepared.keySet().stream().filter(this::unfinished).count()
+                : gtrid + ": " + unfinished + " unfinished branches counted, prepared " + prepared.keySet() + " committed "
+                        + commits.keySet() + " given up " + abandoned;
+        return unfinished == 0;
     }
 
     /** Ready: participants known, every one committed (or given up), and its commits head their lanes. */
@@ -267,9 +303,13 @@ final class XaGroup<P> {
         if (!participantsFixed || !complete()) {
             return false;
         }
-        // per lane, its first n entries are this use's n commits there (an array, not a map: this runs for every
-        // open use an emission is checked against)
-        int[] perLane = new int[lanes.size()];
+        // per lane, its first n entries are this use's n commits there (an array, not a map, and the same array at
+        // every call: this runs for every open use an emission is checked against)
+        if (perLane == null) {
+            perLane = new int[lanes.size()];
+        } else {
+            java.util.Arrays.fill(perLane, 0);
+        }
         for (Entry<P> e : commits.values()) {
             perLane[e.unit().shard()]++;
         }

@@ -148,7 +148,7 @@ final class XaUses<P> {
         }
         // the prepare and the rollback stay pending while their use is open: a restart reads them again, so
         // the use ends on this shard where it did (a prepare after it is a new use) and is fixed at the same beat
-        RolledBack<P> rolledBack = new RolledBack<>(group.prepared.remove(branch), group.preparedIn.remove(branch),
+        RolledBack<P> rolledBack = new RolledBack<>(group.unprepare(branch), group.preparedIn.remove(branch),
                 group.preparedAt.remove(branch), unit, at, lane.clockMicros);
         group.rolledBack(rolledBack);
         index(group);
@@ -472,7 +472,7 @@ final class XaUses<P> {
     private void abandonMissing(XaGroup<P> g) {
         List<Integer> shards = new ArrayList<>();
         for (Map.Entry<Branch, ShardUnit<P>> b : g.prepared.entrySet()) {
-            if (!g.commits.containsKey(b.getKey()) && g.abandoned.add(b.getKey())) {
+            if (!g.commits.containsKey(b.getKey()) && g.abandon(b.getKey())) {
                 shards.add(b.getValue().shard());
             }
         }

@@ -84,6 +84,18 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
     private final long ringBytesLimit;
     private final Object ringBytesLock = new Object();
     private long ringBytes;
+    /**
+     * Items published and not yet released by the merge thread: a reader waits on {@link #ringBytesLock} while the
+     * ring is full, instead of in the Disruptor's {@code next()}, which spins with 1 ns parks and, with 4 readers
+     * behind a busy merge thread on 2 cores, took CPU from the very thread they waited for (issue 18).
+     */
+    private long ringItems;
+    /**
+     * Released by the merge thread at the end of each batch, not per event: the Disruptor frees the batch's slots
+     * only then, so a reader let go earlier would spin in {@code next()} all the same (merge thread only).
+     */
+    private long releaseBytes;
+    private int releaseItems;
     private volatile boolean closing;
     private HandOff<Item> ring;
 
@@ -163,11 +175,11 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
 
     private void publish(Item item) {
         long size = item instanceof Event ev ? ev.event().eventSize() : 0;
+        acquireRing(size);
         try {
-            acquireRingBytes(size);
             ring.publish(item);
         } catch (IllegalStateException e) {
-            releaseRingBytes(size);
+            releaseRing(size, 1);
             if (item instanceof Event ev) {
                 ev.event().release();
             }
@@ -175,12 +187,10 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         }
     }
 
-    private void acquireRingBytes(long size) {
-        if (size == 0) {
-            return;
-        }
+    /** Waits for a slot in the ring and, for an event, room for its bytes. */
+    private void acquireRing(long size) {
         synchronized (ringBytesLock) {
-            while (ringBytes > 0 && ringBytes + size > ringBytesLimit) {
+            while (ringItems >= ringSize || size > 0 && ringBytes > 0 && ringBytes + size > ringBytesLimit) {
                 if (closing || failure() != null) {
                     throw new IllegalStateException("global binlog pipeline is " + (closing ? "closing" : "stopped"));
                 }
@@ -191,16 +201,15 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
                     throw new IllegalStateException("interrupted while waiting for room in the merge ring", e);
                 }
             }
+            ringItems++;
             ringBytes += size;
         }
     }
 
-    private void releaseRingBytes(long size) {
-        if (size == 0) {
-            return;
-        }
+    private void releaseRing(long size, int items) {
         synchronized (ringBytesLock) {
             ringBytes -= size;
+            ringItems -= items;
             ringBytesLock.notifyAll();
         }
     }
@@ -208,14 +217,21 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
     /** Runs on the merge thread; drains the sorter once per batch of waiting items (see {@link MergeStage#accept}). */
     private void handle(Item item, boolean endOfBatch) {
         try {
+            releaseBytes += item instanceof Event e ? e.event().eventSize() : 0;
+            releaseItems++;
             if (item instanceof Event e) {
-                releaseRingBytes(e.event().eventSize());
                 stage.accept(e.shard(), e.event(), endOfBatch);
             } else if (item instanceof Rewind r) {
                 stage.rewind(r.shard(), r.restart());
                 if (endOfBatch) {
                     stage.drain();
                 }
+            }
+            if (endOfBatch) {
+                // after the batch's drain: the Disruptor frees the batch's slots as this returns
+                releaseRing(releaseBytes, releaseItems);
+                releaseBytes = 0;
+                releaseItems = 0;
             }
         } catch (RuntimeException | Error e) {
             fail(e);

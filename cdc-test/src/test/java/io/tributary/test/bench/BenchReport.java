@@ -38,6 +38,7 @@ public final class BenchReport {
         SCENARIOS.put("blob", "Blob: 512 KB rows, update load (game_blob)");
         SCENARIOS.put("fanout", "Fan-out: subscribers tailing the global binlog under OLTP load");
         SCENARIOS.put("pipeline", "Pipeline only: recorded shard binlogs through merge and write, no shards");
+        SCENARIOS.put("catchup", "Catch-up: the daemon starts after an outage or over a history, beside a raw read");
     }
 
     private BenchReport() {
@@ -55,6 +56,10 @@ public final class BenchReport {
                 files.add("large-time.png");
                 continue;
             }
+            if (sc.equals("catchup")) {
+                files.add(CATCHUP_PLOT);
+                continue;
+            }
             files.add(sc + "-eps.png");
             if (rs.stream().anyMatch(r -> !Double.isNaN(r.delayP99Ms()))) {
                 files.add(sc + "-delay.png");
@@ -63,14 +68,30 @@ public final class BenchReport {
         return files;
     }
 
+    /** The catch-up scenario's plot: the global binlog position over time, one line per run. */
+    static final String CATCHUP_PLOT = "catchup-position.png";
+
     /** @param findings per scenario id, what it found as a whole (a sentence printed below its table) */
     public static void write(Path dir, Machine machine, String profile, List<BenchRow> rows, Map<String, String> findings)
             throws IOException {
+        write(dir, machine, profile, rows, findings, List.of());
+    }
+
+    /** @param traces the catch-up runs' positions over time ({@link #CATCHUP_PLOT}, and {@code catchup-position.csv}) */
+    static void write(Path dir, Machine machine, String profile, List<BenchRow> rows, Map<String, String> findings,
+            List<CatchUpScenario.Trace> traces) throws IOException {
         Files.createDirectories(dir);
         writeCsv(dir.resolve("results.csv"), rows);
-        List<String> plots = plotFiles(rows);
+        List<String> plots = new ArrayList<>(plotFiles(rows));
+        if (traces.isEmpty()) {
+            plots.remove(CATCHUP_PLOT);
+        }
         for (String plot : plots) {
-            plot(dir.resolve(plot), plot, rows);
+            if (plot.equals(CATCHUP_PLOT)) {
+                catchupPlot(dir, traces);
+            } else {
+                plot(dir.resolve(plot), plot, rows);
+            }
         }
         Files.writeString(dir.resolve("summary.md"), markdown(machine, profile, rows, findings, plots),
                 StandardCharsets.UTF_8);
@@ -284,6 +305,29 @@ public final class BenchReport {
             }
         }
         BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /** The global binlog position (MB written) over the seconds since each catch-up's daemon started. */
+    static void catchupPlot(Path dir, List<CatchUpScenario.Trace> traces) throws IOException {
+        XYChart chart = chart("Catch-up: global binlog position over time", "seconds since the daemon started",
+                "global binlog written (MB)");
+        chart.getStyler().setMarkerSize(0);
+        StringBuilder csv = new StringBuilder("run,seconds,global_mb,buffer_mb\n");
+        for (CatchUpScenario.Trace t : traces) {
+            List<Double> xs = new ArrayList<>();
+            List<Double> ys = new ArrayList<>();
+            for (double[] p : t.points()) {
+                xs.add(p[0]);
+                ys.add(p[1]);
+                csv.append(csvField(t.label())).append(',').append(String.format(Locale.ROOT, "%.3f,%.3f,%.3f%n", p[0],
+                        p[1], p[2]));
+            }
+            if (!xs.isEmpty()) {
+                chart.addSeries(t.label(), xs, ys).setMarker(SeriesMarkers.NONE);
+            }
+        }
+        BitmapEncoder.saveBitmap(chart, dir.resolve(CATCHUP_PLOT).toString(), BitmapEncoder.BitmapFormat.PNG);
+        Files.writeString(dir.resolve("catchup-position.csv"), csv.toString(), StandardCharsets.UTF_8);
     }
 
     private static XYChart chart(String title, String x, String y) {

@@ -39,7 +39,8 @@ import java.util.stream.Stream;
  * {@code bench-report/}): {@code index.html}, {@code summary.md}, {@code results.csv} and PNG plots
  * ({@link BenchReport}).
  *
- * <p>Scenarios ({@code --scenarios=import,tpcc,oltp,large,blob,fanout,pipeline}, all by default):
+ * <p>Scenarios ({@code --scenarios=import,tpcc,oltp,large,blob,fanout,pipeline,catchup}, all by default, all but
+ * catchup with {@code --quick}):
  * <ul>
  * <li>import: {@code --import-tables=8,16,32} sharded tables over the 4 shards, one client per table inserting
  *     100-row batches ({@link ImportLoad});</li>
@@ -56,7 +57,13 @@ import java.util.stream.Stream;
  * <li>blob: 512 KB rows, update load at {@code --blob-clients=1,4,16} ({@link BlobLoad});</li>
  * <li>fanout: {@code --fanout=1,8,64} {@code BinaryLogClient}s tailing the daemon's dump port under OLTP load;</li>
  * <li>pipeline: {@code --pipeline-shards=4,16} recorded shard streams (a real MariaDB OLTP binlog) through merge
- *     and write in this JVM, without shards or readers ({@link MergeBenchmark}'s approach).</li>
+ *     and write in this JVM, without shards or readers ({@link MergeBenchmark}'s approach);</li>
+ * <li>catchup: the daemon catching up ({@link CatchUpScenario}) on {@code --catchup-shards=1,4} shards after an
+ *     outage of {@code --catchup-outage=60} s under {@code --catchup-clients=8} OLTP clients, and at a first start
+ *     ({@code start: earliest}) over a history of {@code --catchup-history-mb=1024}; {@code --catchup-kinds=outage,history}
+ *     picks them, {@code --catchup-jfr=DIR} records the daemon with JFR, {@code --catchup-daemon=KEY=VALUE;...}
+ *     sets daemon configuration keys for these runs; beside each, the raw read of the same
+ *     binlogs with {@code mariadb-binlog}, and a plot of the global binlog position over time.</li>
  * </ul>
  * Every window lasts {@code --duration=30} seconds. {@code --quick} picks small sizes and short windows for a
  * smoke run (~7 minutes on 2 shared cores). Progress (step n/m, elapsed, current EPS) is printed every 5 s.
@@ -73,13 +80,19 @@ public final class BenchRunner {
             List<Integer> tpccWarehouses, double tpccScale, List<Integer> oltpClients, double xaShare, int oltpRows,
             List<Integer> largeMb, List<String> largeModes, List<String> largeKinds, long offHeapCapMb, long offHeapMb,
             long persistHeapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
-            List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb) {
+            List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb,
+            List<Integer> catchupShards, List<String> catchupKinds, int catchupOutageSeconds, int catchupHistoryMb,
+            int catchupClients, Path catchupJfr, Map<String, String> catchupDaemon) {
 
         public static Options parse(String... args) {
             boolean quick = Stream.of(args).anyMatch("--quick"::equals);
             Path out = Path.of("bench-report");
             Path work = Path.of("target", "bench-work");
             Set<String> scenarios = new LinkedHashSet<>(BenchReport.SCENARIOS.keySet());
+            if (quick) {
+                // its daemon restarts and 1 GB history take minutes: a smoke run leaves it out unless asked for
+                scenarios.remove("catchup");
+            }
             List<Integer> importTables = quick ? List.of(8, 32) : List.of(8, 16, 32);
             List<Integer> tpccWarehouses = quick ? List.of(4) : List.of(8);
             double tpccScale = quick ? 0.05 : 1;
@@ -100,6 +113,13 @@ public final class BenchRunner {
             int pipelineShardMb = quick ? 8 : 64;
             int duration = quick ? 8 : 30;
             long diskTestMb = quick ? 128 : 1024;
+            List<Integer> catchupShards = List.of(1, 4);
+            List<String> catchupKinds = List.of("outage", "history");
+            int catchupOutageSeconds = quick ? 10 : 60;
+            int catchupHistoryMb = quick ? 64 : 1024;
+            int catchupClients = 8;
+            Path catchupJfr = null;
+            Map<String, String> catchupDaemon = new LinkedHashMap<>();
             for (String a : args) {
                 String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
                 String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -152,13 +172,48 @@ public final class BenchRunner {
                     case "--pipeline-shard-mb" -> pipelineShardMb = Integer.parseInt(v);
                     case "--duration" -> duration = Integer.parseInt(v);
                     case "--disk-test-mb" -> diskTestMb = Long.parseLong(v);
+                    case "--catchup-shards" -> {
+                        catchupShards = ints(k, v);
+                        for (int n : catchupShards) {
+                            if (n < 1 || n > SHARDS) {
+                                throw new IllegalArgumentException("Invalid value " + n + " for --catchup-shards: 1 to "
+                                        + SHARDS);
+                            }
+                        }
+                    }
+                    case "--catchup-kinds" -> {
+                        catchupKinds = List.of(v.split(","));
+                        for (String kind : catchupKinds) {
+                            if (!List.of("outage", "history").contains(kind)) {
+                                throw new IllegalArgumentException("Invalid value " + kind
+                                        + " for --catchup-kinds: allowed are outage,history");
+                            }
+                        }
+                    }
+                    case "--catchup-outage" -> catchupOutageSeconds = Integer.parseInt(v);
+                    case "--catchup-history-mb" -> catchupHistoryMb = Integer.parseInt(v);
+                    case "--catchup-clients" -> catchupClients = Integer.parseInt(v);
+                    case "--catchup-jfr" -> catchupJfr = Path.of(v);
+                    case "--catchup-daemon" -> {
+                        for (String kv : v.split(";")) {
+                            int eq = kv.indexOf('=');
+                            if (eq < 1) {
+                                throw new IllegalArgumentException("Invalid value " + kv + " for --catchup-daemon:"
+                                        + " key=value pairs separated by ';'");
+                            }
+                            catchupDaemon.put(kv.substring(0, eq), kv.substring(eq + 1));
+                        }
+                    }
                     default -> throw new IllegalArgumentException("Unknown option " + a + ": allowed are --quick, --out=DIR,"
                             + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --tpcc-warehouses=LIST, --tpcc-scale=F,"
                             + " --oltp-clients=LIST, --xa-share=F,"
                             + " --oltp-rows=N, --large-mb=LIST, --large-modes=off,AUTO,FORCE, --large-kinds=single,XA,"
                             + " --off-heap-cap-mb=N, --off-heap-mb=N, --persist-heap-mb=N,"
                             + " --blob-clients=LIST, --blob-rows=N, --fanout=LIST, --fanout-clients=N,"
-                            + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N");
+                            + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N,"
+                            + " --catchup-shards=LIST, --catchup-kinds=outage,history, --catchup-outage=SECONDS,"
+                            + " --catchup-history-mb=N, --catchup-clients=N, --catchup-jfr=DIR,"
+                            + " --catchup-daemon=KEY=VALUE;...");
                 }
             }
             if (xaShare < 0 || xaShare > 1) {
@@ -170,7 +225,8 @@ public final class BenchRunner {
             return new Options(quick, out, work, scenarios, importTables, tpccWarehouses, tpccScale, oltpClients, xaShare,
                     oltpRows, largeMb, largeModes, largeKinds, offHeapCapMb, offHeapMb, persistHeapMb, blobClients, blobRows, fanout,
                     fanoutClients, pipelineShards, pipelineShardMb,
-                    duration, diskTestMb);
+                    duration, diskTestMb, catchupShards, catchupKinds, catchupOutageSeconds, catchupHistoryMb,
+                    catchupClients, catchupJfr, Map.copyOf(catchupDaemon));
         }
 
         private static List<Integer> ints(String key, String v) {
@@ -192,6 +248,7 @@ public final class BenchRunner {
             n += scenarios.contains("blob") ? blobClients.size() : 0;
             n += scenarios.contains("fanout") ? fanout.size() : 0;
             n += scenarios.contains("pipeline") ? pipelineShards.size() : 0;
+            n += scenarios.contains("catchup") ? catchupShards.size() * catchupKinds.size() : 0;
             return n;
         }
 
@@ -201,7 +258,10 @@ public final class BenchRunner {
                     + " (XA share " + xaShare + ", " + oltpRows + " rows per table)"
                     + "; large " + largeMb + " MB x " + largeModes + " x " + largeKinds + "; blob clients " + blobClients + "; fan-out "
                     + fanout + " subscribers under " + fanoutClients + " OLTP clients; pipeline shards " + pipelineShards
-                    + " x " + pipelineShardMb + " MB";
+                    + " x " + pipelineShardMb + " MB; catch-up " + catchupKinds + " over " + catchupShards
+                    + " shards (outage " + catchupOutageSeconds + " s, history " + catchupHistoryMb + " MB, "
+                    + catchupClients + " OLTP clients" + (catchupDaemon.isEmpty() ? "" : ", daemon " + catchupDaemon)
+                    + ")";
         }
     }
 
@@ -214,6 +274,8 @@ public final class BenchRunner {
     private final List<BenchRow> rows = new ArrayList<>();
     /** What a scenario found as a whole (the OLTP ladder's saturation), printed below its table. */
     private final Map<String, String> findings = new LinkedHashMap<>();
+    /** The catch-up runs' global binlog positions over time, for their plot. */
+    private final List<CatchUpScenario.Trace> traces = new ArrayList<>();
     private final long runStart = System.nanoTime();
     private ShardCluster cluster;
     private int step;
@@ -268,10 +330,10 @@ public final class BenchRunner {
             }
             // the scenarios that use the daemon with its default 1 GB heap share one (a start takes 15-60 s here);
             // large transactions need daemons of their own, pipeline-only none
-            List<String> order = Stream.of("import", "tpcc", "oltp", "blob", "fanout", "large", "pipeline")
+            List<String> order = Stream.of("import", "tpcc", "oltp", "blob", "fanout", "large", "catchup", "pipeline")
                     .filter(o.scenarios()::contains).toList();
             for (String sc : order) {
-                if ((sc.equals("large") || sc.equals("pipeline")) && shared != null) {
+                if ((sc.equals("large") || sc.equals("catchup") || sc.equals("pipeline")) && shared != null) {
                     stopDaemon(shared);
                     shared = null;
                 }
@@ -284,6 +346,7 @@ public final class BenchRunner {
                         case "blob" -> blobScenario();
                         case "fanout" -> fanoutScenario();
                         case "pipeline" -> pipelineScenario();
+                        case "catchup" -> catchupScenario();
                         default -> throw new IllegalStateException(sc);
                     }
                 } catch (Exception e) {
@@ -294,7 +357,7 @@ public final class BenchRunner {
                     }
                 }
                 // after every scenario: a partial report survives
-                BenchReport.write(o.out(), machine, o.describe(), rows, findings);
+                BenchReport.write(o.out(), machine, o.describe(), rows, findings, traces);
             }
         } finally {
             current = "done";
@@ -307,7 +370,7 @@ public final class BenchRunner {
             }
             deleteTree(o.work());
         }
-        BenchReport.write(o.out(), machine, o.describe(), rows, findings);
+        BenchReport.write(o.out(), machine, o.describe(), rows, findings, traces);
         out.printf(Locale.ROOT, "Finished %d points in %s%n", rows.size(), elapsed());
         return o.out();
     }
@@ -874,6 +937,26 @@ public final class BenchRunner {
                     "recorded MariaDB OLTP binlog replayed; readers-free merge + write (binlog.sync=none), merge and"
                             + " append threads as in the pipeline, in the runner's JVM, after " + MergeBenchmark.WARM_UP_PASSES
                             + " discarded passes; CPU is both threads'"));
+        }
+    }
+
+    private void catchupScenario() throws Exception {
+        CatchUpScenario scenario = new CatchUpScenario(o, cluster.infos(), out, s -> current = s);
+        List<String> summaries = new ArrayList<>();
+        for (String kind : o.catchupKinds()) {
+            for (int shards : o.catchupShards()) {
+                String label = shards + (shards == 1 ? " shard" : " shards");
+                begin("catchup, " + kind + ", " + label);
+                BenchRow r = point("catchup", label, shards, kind, () -> {
+                    CatchUpScenario.Result result = kind.equals("outage") ? scenario.outage(shards)
+                            : scenario.history(shards);
+                    traces.add(result.trace());
+                    summaries.add(result.summary());
+                    return result.row();
+                });
+                add(r);
+                findings.put("catchup", String.join(". ", summaries) + (summaries.isEmpty() ? "" : "."));
+            }
         }
     }
 
