@@ -162,7 +162,7 @@ public final class MergeStage implements AutoCloseable {
         writer.durability().addListener(onDurable);
         this.appends = appendRing == 0 ? null
                 : new HandOff<>("global-binlog-append", appendRing, ProducerType.SINGLE,
-                        HandOff.Waiting.SLEEPING, (HandOff.BatchConsumer<Append>) this::append);
+                        HandOff.Waiting.SPINNING, (HandOff.BatchConsumer<Append>) this::append);
     }
 
     /** The next event of shard {@code shard}; writes what may be written. */
