@@ -682,8 +682,8 @@ public final class HeartbeatWriter implements AutoCloseable {
 
     /**
      * The {@code wait_timeout} of the heartbeat connections, in seconds: a connection used every idle interval (at
-     * the latest) is never idle that long, and a writer that vanished without closing its connections (its machine lost) holds the lock
-     * at most that long.
+     * the latest) is never idle that long, and a writer that vanished without closing its connections (its machine
+     * lost) holds the lock at most that long.
      */
     long idleTimeoutSeconds() {
         return Math.max(MIN_IDLE_TIMEOUT_SECONDS, (idleInterval.toMillis() * 3 + 999) / 1000);
