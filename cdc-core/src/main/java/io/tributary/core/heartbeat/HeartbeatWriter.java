@@ -18,6 +18,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,10 +28,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the heartbeats that make consistent cuts (ARCHITECTURE.md, invariant 3): at start it creates
- * {@code __cdc__.__cdc_heartbeat__} on every shard, then every {@code cdc.heartbeat.interval} (default
- * {@value #DEFAULT_INTERVAL_MS} ms) it writes ONE value, shared by all shards and increasing from beat to
- * beat, into that table's single row on every shard. Each shard's binlog then carries an UPDATE_ROWS
- * event with the value; the sorter takes it as the cut and consumes it.
+ * {@code __cdc__.__cdc_heartbeat__} on every shard, then, beat by beat, it writes ONE value, shared by all shards
+ * and increasing from beat to beat, into that table's single row on every shard. Each shard's binlog then carries
+ * an UPDATE_ROWS event with the value; the sorter takes it as the cut and consumes it.
+ *
+ * <p><b>How often</b> (docs/architecture.md, "How often heartbeats are written"): only as often as the global
+ * order needs them. The sorter emits a transaction once every shard has read past it, and a shard at the end of
+ * its binlog gets past only through a heartbeat; an XA transaction waits for the shards' clocks. So while the
+ * pipeline holds something that waits ({@link #demand}: the sorter holds a unit or an open XA use), the writer
+ * beats every {@code cdc.heartbeat.interval} (default {@value #DEFAULT_INTERVAL_MS} ms), and at once when
+ * something starts to wait ({@link #wake}); while nothing waits, a beat changes nothing in the output and the
+ * writer beats only every {@code cdc.heartbeat.idleInterval} (default {@value #DEFAULT_IDLE_INTERVAL_MS} ms),
+ * so that the delay metric and the status still see every shard moving. Which beats are written decides only
+ * where the cuts fall in the shard binlogs; the output is still a function of those binlogs alone (invariant 10).
  *
  * <p>Table: {@code id TINYINT UNSIGNED PRIMARY KEY} (always 1), {@code heartbeat BIGINT} (the shared
  * value), {@code written_at_us BIGINT} (the writer's clock, microseconds since the epoch). The value is
@@ -73,6 +84,9 @@ public final class HeartbeatWriter implements AutoCloseable {
     public static final String TABLE = "__cdc_heartbeat__";
     public static final long DEFAULT_INTERVAL_MS = 100;
     public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(DEFAULT_INTERVAL_MS);
+    /** The beat while nothing waits for heartbeats ({@code cdc.heartbeat.idleInterval}). */
+    public static final long DEFAULT_IDLE_INTERVAL_MS = 1000;
+    public static final Duration DEFAULT_IDLE_INTERVAL = Duration.ofMillis(DEFAULT_IDLE_INTERVAL_MS);
     /** The user lock, on the lock shard, that orders the beats of all writers. */
     public static final String LOCK = "__cdc_heartbeat__";
 
@@ -115,6 +129,14 @@ public final class HeartbeatWriter implements AutoCloseable {
     private final long[] missed;
     private final long[] lastWarnedMicros;
     private final Duration interval;
+    /** The beat while nothing waits: at least {@link #interval}. */
+    private final Duration idleInterval;
+    /** Whether the pipeline holds something that waits for heartbeats (any thread). */
+    private volatile BooleanSupplier demand = () -> false;
+    /** A {@link #wake} is queued on the scheduler. */
+    private final AtomicBoolean wakeQueued = new AtomicBoolean();
+    /** When the last beat was started ({@link System#nanoTime}; scheduler thread only); 0 before the first. */
+    private long lastBeatNanos;
     private final LongSupplier clockMicros;
     /** One thread per shard for its writes, so a slow shard delays only its own heartbeats. */
     private final ExecutorService[] writers;
@@ -130,15 +152,29 @@ public final class HeartbeatWriter implements AutoCloseable {
     /** Since when (writer clock, µs) another writer has held the lock at every beat; 0 while it is free. */
     private long lockBusySinceMicros;
     private long lastLockWarnedMicros;
-    private ScheduledExecutorService scheduler;
+    private volatile ScheduledExecutorService scheduler;
     private volatile long lastValue;
 
     /**
+     * A writer that beats every {@code interval} whatever waits (as {@link #HeartbeatWriter(List, Duration,
+     * Duration, LongSupplier)} with the idle interval equal to {@code interval}).
+     *
      * @param targets     the shards, in configuration order
      * @param interval    {@code cdc.heartbeat.interval}
      * @param clockMicros the clock, microseconds since the epoch (injected so tests control it)
      */
     public HeartbeatWriter(List<Target> targets, Duration interval, LongSupplier clockMicros) {
+        this(targets, interval, interval, clockMicros);
+    }
+
+    /**
+     * @param targets      the shards, in configuration order
+     * @param interval     {@code cdc.heartbeat.interval}: the beat while something waits for heartbeats
+     * @param idleInterval {@code cdc.heartbeat.idleInterval}: the beat while nothing does (taken as at least
+     *                     {@code interval})
+     * @param clockMicros  the clock, microseconds since the epoch (injected so tests control it)
+     */
+    public HeartbeatWriter(List<Target> targets, Duration interval, Duration idleInterval, LongSupplier clockMicros) {
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("at least one shard required");
         }
@@ -146,6 +182,11 @@ public final class HeartbeatWriter implements AutoCloseable {
             throw new IllegalArgumentException(ConfigProblem.invalid("cdc.heartbeat.interval", interval,
                     "must be positive").message());
         }
+        if (idleInterval.isNegative() || idleInterval.isZero()) {
+            throw new IllegalArgumentException(ConfigProblem.invalid("cdc.heartbeat.idleInterval", idleInterval,
+                    "must be positive").message());
+        }
+        this.idleInterval = idleInterval.compareTo(interval) < 0 ? interval : idleInterval;
         this.targets = List.copyOf(targets);
         this.connections = new Connection[targets.size()];
         this.missed = new long[targets.size()];
@@ -206,7 +247,34 @@ public final class HeartbeatWriter implements AutoCloseable {
         }
     }
 
-    /** {@link #createTables()}, then beats every interval on the {@code cdc-heartbeat} thread. */
+    /**
+     * Where the writer learns whether the pipeline holds something that waits for heartbeats; asked at every tick
+     * of the interval, on the scheduler thread, so it must be cheap. Until it is set nothing is taken to wait.
+     */
+    public void demand(BooleanSupplier waiting) {
+        this.demand = Objects.requireNonNull(waiting, "waiting");
+    }
+
+    /**
+     * Something started to wait for heartbeats: beat now rather than at the next tick (unless a beat started less
+     * than half an interval ago; the ticks follow). Any thread; returns at once.
+     */
+    public void wake() {
+        ScheduledExecutorService s = scheduler;
+        if (s == null || !wakeQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            s.execute(() -> {
+                wakeQueued.set(false);
+                beatIfDue(true);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            wakeQueued.set(false); // closing
+        }
+    }
+
+    /** {@link #createTables()}, then beats on the {@code cdc-heartbeat} thread (see "How often" above). */
     public synchronized void start() {
         if (scheduler != null) {
             throw new IllegalStateException("heartbeat writer already started");
@@ -218,7 +286,7 @@ public final class HeartbeatWriter implements AutoCloseable {
             return th;
         });
         long ms = Math.max(1, interval.toMillis());
-        scheduler.scheduleAtFixedRate(this::beatQuietly, 0, ms, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(() -> beatIfDue(false), 0, ms, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -516,6 +584,23 @@ public final class HeartbeatWriter implements AutoCloseable {
         return lastValue;
     }
 
+    /**
+     * On the scheduler thread, at every tick (or on {@link #wake}): beats when something waits and the last beat
+     * started at least half an interval ago, or when the idle interval has passed (less half an interval, so that
+     * idle beats keep to the tick they fall on).
+     */
+    private void beatIfDue(boolean woken) {
+        long now = System.nanoTime();
+        long since = now - lastBeatNanos;
+        long half = interval.toNanos() / 2;
+        boolean due = lastBeatNanos == 0 || since >= idleInterval.toNanos() - half
+                || since >= half && (woken || demand.getAsBoolean());
+        if (due) {
+            lastBeatNanos = now;
+            beatQuietly();
+        }
+    }
+
     private void beatQuietly() {
         try {
             beat(interval);
@@ -596,12 +681,12 @@ public final class HeartbeatWriter implements AutoCloseable {
     }
 
     /**
-     * The {@code wait_timeout} of the heartbeat connections, in seconds: a connection used every interval is never
-     * idle that long, and a writer that vanished without closing its connections (its machine lost) holds the lock
-     * at most that long.
+     * The {@code wait_timeout} of the heartbeat connections, in seconds: a connection used every idle interval (at
+     * the latest) is never idle that long, and a writer that vanished without closing its connections (its machine
+     * lost) holds the lock at most that long.
      */
     long idleTimeoutSeconds() {
-        return Math.max(MIN_IDLE_TIMEOUT_SECONDS, (interval.toMillis() * 3 + 999) / 1000);
+        return Math.max(MIN_IDLE_TIMEOUT_SECONDS, (idleInterval.toMillis() * 3 + 999) / 1000);
     }
 
     static final long MIN_IDLE_TIMEOUT_SECONDS = 10;
@@ -657,6 +742,7 @@ public final class HeartbeatWriter implements AutoCloseable {
     public String toString() {
         List<String> names = new ArrayList<>();
         targets.forEach(t -> names.add(t.shard()));
-        return "HeartbeatWriter[shards=" + names + ", interval=" + interval + ", last=" + lastValue + "]";
+        return "HeartbeatWriter[shards=" + names + ", interval=" + interval + ", idle=" + idleInterval + ", last="
+                + lastValue + "]";
     }
 }

@@ -227,6 +227,21 @@ public final class GlobalSorter<P> {
     }
 
     /**
+     * Whether what the sorter holds waits for heartbeats (call after {@link #drain}): a queued unit waits until
+     * every shard has read past it, and a shard at the end of its binlog gets there only through a heartbeat;
+     * an open XA use waits for the shards' clocks, heartbeats included. False when nothing is held: then no
+     * heartbeat changes what is written, and the shards need beats only to show they are alive.
+     */
+    public boolean needsHeartbeats() {
+        for (Lane<P> l : lanes) {
+            if (!l.queue.isEmpty()) {
+                return true;
+            }
+        }
+        return !uses.isEmpty();
+    }
+
+    /**
      * How far shard {@code shard} has read, in commit time (microseconds): the later of its last heartbeat (a
      * millisecond value of the heartbeat writer's clock) and its running commit time. For pacing the readers only;
      * the order never depends on it.

@@ -111,9 +111,14 @@ public final class CdcKeys {
                     + " .. t_order_2026_12 -> t_order (the default would give t_order_2024).")
             .build();
     public static final ConfigKey<Duration> HEARTBEAT_INTERVAL = duration("cdc.heartbeat.interval", "100ms",
-            Duration.ofMillis(10), Duration.ofMinutes(1), "How often the heartbeat row is written to every shard: each"
-                    + " heartbeat is a cut of the global order, and an idle shard holds the others back by at most one"
-                    + " interval. 10ms to 1m.");
+            Duration.ofMillis(10), Duration.ofMinutes(1), "How often the heartbeat row is written to every shard"
+                    + " while a transaction waits for the shards to move past it (each heartbeat is a cut of the global"
+                    + " order, and a shard with nothing to send holds the others back by at most one interval); the"
+                    + " first beat comes at once when something starts to wait. 10ms to 1m.");
+    public static final ConfigKey<Duration> HEARTBEAT_IDLE_INTERVAL = duration("cdc.heartbeat.idleInterval", "1s",
+            Duration.ofMillis(10), Duration.ofMinutes(1), "How often the heartbeat row is written while nothing waits"
+                    + " for heartbeats (an idle cluster): only to show every shard alive in the delay metric and the"
+                    + " status. Shorter than cdc.heartbeat.interval counts as that interval. 10ms to 1m.");
     public static final ConfigKey<Duration> XA_MAX_WAIT = duration("cdc.xa.maxWait", "60s", Duration.ofSeconds(1),
             Duration.ofDays(1), "How long the committed branches of an XA transaction wait for a branch still prepared"
                     + " before they are written without it (with a warning naming the gtrid and shards). 1s to 1d.");
@@ -148,8 +153,8 @@ public final class CdcKeys {
     public static final List<ConfigKey<?>> KEYS = List.of(SHARD_NAME, SHARD_HOST, SHARD_PORT, SHARD_USER,
             SHARD_PASSWORD, SHARD_PASSWORD_ENV, SHARD_TLS, SHARD_START, SHARD_READER_SERVER_ID, READER_SERVER_ID_BASE,
             NAMING_STRIP_TRAILING_DIGITS, NAMING_RULE_SCOPE, NAMING_RULE_PATTERN, NAMING_RULE_REPLACEMENT,
-            HEARTBEAT_INTERVAL, XA_MAX_WAIT, STATUS_INTERVAL, RUNTIME_ENABLED, PREFLIGHT_ENABLED, ADMIN_USER,
-            ADMIN_PASSWORD, ADMIN_PASSWORD_ENV, OVERRIDES_FILE);
+            HEARTBEAT_INTERVAL, HEARTBEAT_IDLE_INTERVAL, XA_MAX_WAIT, STATUS_INTERVAL, RUNTIME_ENABLED,
+            PREFLIGHT_ENABLED, ADMIN_USER, ADMIN_PASSWORD, ADMIN_PASSWORD_ENV, OVERRIDES_FILE);
 
     private CdcKeys() {
     }

@@ -76,6 +76,7 @@ public final class TributaryConfigLoader {
         List<ShardConfig> complete = new ArrayList<>();
         List<ShardConfig> shards = shards(problems, complete);
         Duration heartbeat = read(CdcKeys.HEARTBEAT_INTERVAL, problems);
+        Duration heartbeatIdle = read(CdcKeys.HEARTBEAT_IDLE_INTERVAL, problems);
         Duration xaMaxWait = read(CdcKeys.XA_MAX_WAIT, problems);
         Duration status = read(CdcKeys.STATUS_INTERVAL, problems);
         LogicalNames naming = naming(sections.get("cdc."), problems);
@@ -110,7 +111,7 @@ public final class TributaryConfigLoader {
             }
         }
         problems.throwIfAny();
-        return new TributaryConfig(shards, heartbeat, xaMaxWait, status, persist, binlog, naming, dump);
+        return new TributaryConfig(shards, heartbeat, heartbeatIdle, xaMaxWait, status, persist, binlog, naming, dump);
     }
 
     private LogicalNames naming(Map<String, String> cdcKeys, ConfigProblems problems) {

@@ -106,7 +106,8 @@ public final class TributaryRuntime implements AutoCloseable {
                     config.dump().cacheBytes(), config.shards().size());
             log.info("{}", budget.describe());
             step = "start the heartbeats (table __cdc__.__cdc_heartbeat__ on every shard)";
-            heartbeats = new HeartbeatWriter(heartbeatTargets(), config.heartbeatInterval(), HeartbeatWriter::systemMicros);
+            heartbeats = new HeartbeatWriter(heartbeatTargets(), config.heartbeatInterval(),
+                    config.heartbeatIdleInterval(), HeartbeatWriter::systemMicros);
             heartbeats.start();
             Map<String, ShardCheckpoint> checkpoints = recovered.shardCheckpoints();
             List<ShardReaderConfig> readers = new ArrayList<>();
@@ -128,6 +129,11 @@ public final class TributaryRuntime implements AutoCloseable {
                     RING_SIZE, budget.mergeRing());
             pipeline.delayListener(delays);
             pipeline.tableDefinitions(shardSchemas);
+            // heartbeats at the interval only while the sorter holds something that waits for them, at once when
+            // something starts to (HeartbeatWriter, "How often")
+            GlobalBinlogPipeline p = pipeline;
+            heartbeats.demand(p::heartbeatsNeeded);
+            pipeline.onHeartbeatsNeeded(heartbeats::wake);
             pipeline.start();
             GlobalBinlogPipeline started = pipeline;
             backlog = new ShardBacklog(config.shards(), new ShardBacklog.Progress() {

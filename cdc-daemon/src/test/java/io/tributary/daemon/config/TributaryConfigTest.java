@@ -37,6 +37,7 @@ class TributaryConfigTest {
                 assertThat(s.toString()).doesNotContain("secret");
             });
             assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofMillis(100));
+            assertThat(config.heartbeatIdleInterval()).isEqualTo(Duration.ofSeconds(1));
             assertThat(config.xaMaxWait()).isEqualTo(Duration.ofSeconds(60));
             assertThat(config.dumpPort()).isEqualTo(3399);
             assertThat(config.dump().maxConnections()).isEqualTo(1000);
@@ -60,6 +61,7 @@ class TributaryConfigTest {
         runner.withPropertyValues(ONE_SHARD)
                 .withPropertyValues("storage.persist.mode=SOMETIMES", "storage.persistAllThreshold=1.5",
                         "binlog.flavor=oracle", "dump.port=3306", "cdc.heartbeat.interval=soon",
+                        "cdc.heartbeat.idleInterval=2m",
                         "cdc.shards[1].host=", "cdc.shards[1].user=u", "cdc.shards[1].password-env=NO_SUCH_VARIABLE_X")
                 .run(context -> {
                     assertThat(context).hasFailed();
@@ -75,10 +77,12 @@ class TributaryConfigTest {
                     assertThat(e.problems()).anySatisfy(p -> assertThat(p)
                             .isEqualTo("Invalid value soon for configuration cdc.heartbeat.interval: not a duration (e.g. 100ms, 10s, 5m)"));
                     assertThat(e.problems()).anySatisfy(p -> assertThat(p)
+                            .startsWith("Invalid value 2m for configuration cdc.heartbeat.idleInterval:"));
+                    assertThat(e.problems()).anySatisfy(p -> assertThat(p)
                             .startsWith("Invalid value  for configuration cdc.shards[1].host:"));
                     assertThat(e.problems()).anySatisfy(p -> assertThat(p).isEqualTo("Invalid value NO_SUCH_VARIABLE_X"
                             + " for configuration cdc.shards[1].password-env: the environment variable NO_SUCH_VARIABLE_X is not set"));
-                    assertThat(e.problems()).hasSize(7);
+                    assertThat(e.problems()).hasSize(8);
                 });
     }
 

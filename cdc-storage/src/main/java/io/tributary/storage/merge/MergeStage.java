@@ -106,6 +106,9 @@ public final class MergeStage implements AutoCloseable {
     /** Per shard, the end of the last unit offered (merge thread only). */
     private final ShardPosition[] offeredEnd;
     private volatile DelayListener delayListener = (shard, commit, durable) -> { };
+    /** Whether, after the last drain, what the sorter holds waits for heartbeats ({@link #heartbeatsNeeded}). */
+    private volatile boolean heartbeatsNeeded;
+    private volatile Runnable onHeartbeatsNeeded = () -> { };
     /** Transactions appended to the writer (by the append thread, or by the merge thread without one). */
     private volatile long written;
     /** Null when appends run on the merge thread. */
@@ -162,7 +165,7 @@ public final class MergeStage implements AutoCloseable {
         writer.durability().addListener(onDurable);
         this.appends = appendRing == 0 ? null
                 : new HandOff<>("global-binlog-append", appendRing, ProducerType.SINGLE,
-                        HandOff.Waiting.SLEEPING, (HandOff.BatchConsumer<Append>) this::append);
+                        HandOff.Waiting.SPINNING, (HandOff.BatchConsumer<Append>) this::append);
     }
 
     /** The next event of shard {@code shard}; writes what may be written. */
@@ -222,6 +225,12 @@ public final class MergeStage implements AutoCloseable {
             write(emission);
         }
         paceReaders();
+        boolean needed = sorter.needsHeartbeats();
+        boolean was = heartbeatsNeeded;
+        heartbeatsNeeded = needed;
+        if (needed && !was) {
+            onHeartbeatsNeeded.run();
+        }
         boolean idle = written == handedOff;
         if (idle) {
             synchronized (undurable) {
@@ -324,6 +333,23 @@ public final class MergeStage implements AutoCloseable {
 
     public void delayListener(DelayListener listener) {
         this.delayListener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
+     * Whether, after the last drain, the sorter holds something that waits for heartbeats (see
+     * {@link GlobalSorter#needsHeartbeats}): the heartbeat writer beats at its interval while it does, and slowly
+     * otherwise. Any thread.
+     */
+    public boolean heartbeatsNeeded() {
+        return heartbeatsNeeded;
+    }
+
+    /**
+     * Told on the merge thread, at the end of a drain, when the sorter starts to hold something that waits for
+     * heartbeats (nothing did after the drain before): the heartbeat writer beats at once. Must not block.
+     */
+    public void onHeartbeatsNeeded(Runnable listener) {
+        this.onHeartbeatsNeeded = Objects.requireNonNull(listener, "listener");
     }
 
     /**

@@ -323,6 +323,16 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         stage.delayListener(listener);
     }
 
+    /** See {@link MergeStage#heartbeatsNeeded}: what the heartbeat writer asks before each beat (any thread). */
+    public boolean heartbeatsNeeded() {
+        return stage.heartbeatsNeeded();
+    }
+
+    /** See {@link MergeStage#onHeartbeatsNeeded}; set before {@link #start}. */
+    public void onHeartbeatsNeeded(Runnable listener) {
+        stage.onHeartbeatsNeeded(listener);
+    }
+
     /** The checkpoints the pipeline started from, in shard order. */
     public List<ShardCheckpoint> startCheckpoints() {
         return stage.startCheckpoints();

@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
@@ -174,6 +175,45 @@ class HeartbeatWriterIT {
         try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(50), () -> 1)) {
             w.createTables();
             assertThat(w.beat()).isGreaterThan(last);
+        }
+    }
+
+    @Test
+    void shouldBeatAtTheIdleIntervalWhileNothingWaitsAtTheIntervalWhileSomethingDoesAndAtOnceWhenWoken(
+            ShardCluster shards) throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean waiting = new java.util.concurrent.atomic.AtomicBoolean();
+        ShardInfo s1 = shards.info(1);
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(50), Duration.ofSeconds(1),
+                HeartbeatWriter::systemMicros)) {
+            w.demand(waiting::get);
+            int n0 = heartbeatsInBinlog(shards, s1).size();
+            w.start();
+            Thread.sleep(2400);
+            // idle: the beat at start, then one a second (every shard's binlog carries each)
+            int n1 = heartbeatsInBinlog(shards, s1).size();
+            assertThat(n1 - n0).as("beats on %s in 2.4 s with nothing waiting", s1.name()).isBetween(2, 4);
+            // something starts to wait: a beat at once, not at the next idle beat up to a second away
+            long v0 = heartbeat(s1);
+            long woken = System.nanoTime();
+            w.wake();
+            while (heartbeat(s1) == v0 && System.nanoTime() - woken < TimeUnit.SECONDS.toNanos(5)) {
+                Thread.sleep(5);
+            }
+            long wokenMs = (System.nanoTime() - woken) / 1_000_000;
+            assertThat(heartbeat(s1)).as("a beat after wake()").isGreaterThan(v0);
+            assertThat(wokenMs).as("ms from wake() to the beat on %s", s1.name()).isLessThan(500);
+            // while something waits, a beat every interval (50 ms: about 20 in a second, fewer on a loaded machine)
+            int n2 = heartbeatsInBinlog(shards, s1).size();
+            waiting.set(true);
+            Thread.sleep(1000);
+            waiting.set(false);
+            int n3 = heartbeatsInBinlog(shards, s1).size();
+            assertThat(n3 - n2).as("beats in 1 s while something waits").isGreaterThanOrEqualTo(8);
+            Thread.sleep(200);
+            int n4 = heartbeatsInBinlog(shards, s1).size();
+            Thread.sleep(1500);
+            int n5 = heartbeatsInBinlog(shards, s1).size();
+            assertThat(n5 - n4).as("beats in 1.5 s once nothing waits again").isBetween(1, 2);
         }
     }
 

@@ -117,12 +117,12 @@ class CatchUpPipelineIT {
         // the daemon starts again: its heartbeats begin, after the backlog in every shard's binlog
         Run first;
         try (HeartbeatWriter heartbeats = new HeartbeatWriter(heartbeatTargets(infos), HeartbeatWriter.DEFAULT_INTERVAL,
-                HeartbeatWriter::systemMicros)) {
+                HeartbeatWriter.DEFAULT_IDLE_INTERVAL, HeartbeatWriter::systemMicros)) {
             heartbeats.start();
-            first = run(dir.resolve("first"), infos, starts, expected.size());
+            first = run(dir.resolve("first"), infos, starts, expected.size(), heartbeats);
         }
         // a second pipeline from scratch over the same shard binlogs (the outage's history and the first run's beats)
-        Run second = run(dir.resolve("second"), infos, starts, expected.size());
+        Run second = run(dir.resolve("second"), infos, starts, expected.size(), null);
 
         // within 2 s of the readers starting; the first run's JVM is cold (class loading, JIT), and on a machine
         // shared with other builds it took up to 2.3 s: it gets 5 s, the second (warm, as a running daemon) 2 s
@@ -164,8 +164,12 @@ class CatchUpPipelineIT {
         }
     }
 
-    /** One pipeline from the start positions until every expected transaction is written, sampled every 20 ms. */
-    private Run run(Path dir, List<ShardInfo> infos, List<ShardPosition> starts, int expected) throws Exception {
+    /**
+     * One pipeline from the start positions until every expected transaction is written, sampled every 20 ms; with
+     * {@code heartbeats} (else null) the running writer is told, as in the daemon, when the pipeline waits for beats.
+     */
+    private Run run(Path dir, List<ShardInfo> infos, List<ShardPosition> starts, int expected, HeartbeatWriter heartbeats)
+            throws Exception {
         List<ShardReaderConfig> readers = new ArrayList<>();
         for (int i = 0; i < infos.size(); i++) {
             ShardInfo s = infos.get(i);
@@ -183,6 +187,11 @@ class CatchUpPipelineIT {
                     LogicalNames.defaults(), Duration.ofSeconds(60), 1024);
             try {
                 long start = System.nanoTime();
+                if (heartbeats != null) {
+                    // as the daemon wires them: at the interval while something waits, at once when it starts to
+                    heartbeats.demand(pipeline::heartbeatsNeeded);
+                    pipeline.onHeartbeatsNeeded(heartbeats::wake);
+                }
                 pipeline.start();
                 long firstAt = -1;
                 long atFirstSample = -1;

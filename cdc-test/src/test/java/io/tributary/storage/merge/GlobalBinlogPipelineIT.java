@@ -95,16 +95,16 @@ class GlobalBinlogPipelineIT {
         try (SpillStore store = SpillStore.open(dir.resolve("spill"));
                 TransactionBuffer buffer = new TransactionBuffer(settings, store);
                 HeartbeatWriter heartbeats = new HeartbeatWriter(heartbeatTargets(infos), HeartbeatWriter.DEFAULT_INTERVAL,
-                        HeartbeatWriter::systemMicros)) {
+                        HeartbeatWriter.DEFAULT_IDLE_INTERVAL, HeartbeatWriter::systemMicros)) {
             heartbeats.start();
             load.start(3);
-            long firstRun = runFor(binlog, readers, Map.of(), buffer, Duration.ofSeconds(10), false);
+            long firstRun = runFor(binlog, readers, Map.of(), buffer, heartbeats, Duration.ofSeconds(10), false);
             assertThat(firstRun).as("transactions written before the restart").isPositive();
             // restart from the recovered checkpoints while the load goes on
             RecoveredBinlog recovered = BinlogRecovery.recover(binlog);
             Map<String, ShardCheckpoint> checkpoints = recovered.shardCheckpoints();
             assertThat(checkpoints).as("recovered checkpoints").hasSize(infos.size());
-            runFor(binlog, readers, checkpoints, buffer, Duration.ofSeconds(10), true);
+            runFor(binlog, readers, checkpoints, buffer, heartbeats, Duration.ofSeconds(10), true);
             assertThat(buffer.openTransactions()).as("buffers left open after the drain").isZero();
         } finally {
             load.close();
@@ -199,6 +199,71 @@ class GlobalBinlogPipelineIT {
             assertThat(s).contains("### INSERT INTO `shop`.`orders`").doesNotContain("__cdc_heartbeat__");
         }
     }
+
+    /**
+     * Heartbeats as the daemon writes them: one every idle interval (here 10 s) while nothing waits, and promptly
+     * once a write waits for the shards to move past it. A single write on an idle cluster is written within about
+     * one interval plus the round trip, not at the next idle beat, and the fast beats stop once it is out.
+     */
+    @Test
+    void aSingleWriteOnAnIdleClusterIsWrittenPromptlyThoughIdleBeatsAreRare(ShardCluster shards, @TempDir Path dir)
+            throws Exception {
+        List<ShardInfo> infos = shards.infos();
+        createSchema(infos);
+        List<ShardReaderConfig> readers = new ArrayList<>();
+        for (ShardInfo s : infos) {
+            readers.add(ShardReaderConfig.of(s.name(), s.host(), s.port(), s.replUser(), s.replPassword(),
+                    SERVER_IDS.incrementAndGet(), masterPosition(s)));
+        }
+        BinlogConfig binlog = BinlogConfig.parse(Map.of("binlog.dir", dir.resolve("binlog").toString(),
+                "binlog.flavor", "mariadb", "binlog.sync", "none"));
+        Map<String, String> persist = new HashMap<>(Map.of(PersistConfig.PATH, dir.resolve("spill").toString()));
+        LivePersistSettings settings = new LivePersistSettings(new PersistConfig(Runtime.getRuntime().maxMemory()), persist);
+        try (SpillStore store = SpillStore.open(dir.resolve("spill"));
+                TransactionBuffer buffer = new TransactionBuffer(settings, store);
+                HeartbeatWriter heartbeats = new HeartbeatWriter(heartbeatTargets(infos), HeartbeatWriter.DEFAULT_INTERVAL,
+                        Duration.ofSeconds(10), HeartbeatWriter::systemMicros);
+                GlobalBinlogWriter writer = GlobalBinlogWriter.open(binlog, BinlogRecovery.recover(binlog),
+                        Clock.systemUTC())) {
+            GlobalBinlogPipeline pipeline = new GlobalBinlogPipeline(readers, Map.of(), writer, buffer,
+                    LogicalNames.defaults(), Duration.ofSeconds(60), 1024);
+            try {
+                heartbeats.demand(pipeline::heartbeatsNeeded);
+                pipeline.onHeartbeatsNeeded(heartbeats::wake);
+                heartbeats.start();
+                pipeline.start();
+                Thread.sleep(1500);
+                long idleBeat = heartbeats.lastValue();
+                Thread.sleep(1500);
+                assertThat(heartbeats.lastValue()).as("no beat while nothing waits (idle interval 10 s)")
+                        .isEqualTo(idleBeat);
+                long t0 = System.nanoTime();
+                try (Connection c = infos.get(2).openAdminConnection(); Statement st = c.createStatement()) {
+                    st.executeUpdate("INSERT INTO shop_2.orders_0000 VALUES (" + IDLE_WRITE_ID.incrementAndGet()
+                            + ", 'idle', 1.00, NULL)");
+                }
+                while (pipeline.transactionsWritten() == 0 && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20)) {
+                    Thread.sleep(5);
+                }
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                assertThat(pipeline.transactionsWritten()).as("the single write, written").isEqualTo(1);
+                // one beat (woken at once, or at the next 100 ms tick) plus reading it back from every shard
+                assertThat(ms).as("ms from the write's commit to the global binlog").isLessThan(2000);
+                assertThat(heartbeats.lastValue()).as("a beat for the write").isGreaterThan(idleBeat);
+                Thread.sleep(500);
+                long after = heartbeats.lastValue();
+                Thread.sleep(1500);
+                assertThat(heartbeats.lastValue()).as("no more beats once nothing waits").isEqualTo(after);
+                assertThat(pipeline.failure()).as("pipeline failure").isNull();
+                System.out.printf("idle pipeline IT: a single write written in %d ms with heartbeats every 10 s while"
+                        + " idle%n", ms);
+            } finally {
+                pipeline.close();
+            }
+        }
+    }
+
+    private static final AtomicLong IDLE_WRITE_ID = new AtomicLong(9_000_000_000L);
 
     /**
      * Issue 16: a DDL rolled out one shard at a time while rows are written to every shard. {@code ADD COLUMN c INT
@@ -469,14 +534,19 @@ class GlobalBinlogPipelineIT {
         return b.toString();
     }
 
-    /** Runs a pipeline for {@code duration}; when {@code drain}, stops the load first and waits for the output. */
+    /**
+     * Runs a pipeline for {@code duration}, its heartbeats wired as the daemon wires them (fast only while something
+     * waits for them); when {@code drain}, stops the load first and waits for the output.
+     */
     private long runFor(BinlogConfig binlog, List<ShardReaderConfig> readers, Map<String, ShardCheckpoint> from,
-            TransactionBuffer buffer, Duration duration, boolean drain) throws Exception {
+            TransactionBuffer buffer, HeartbeatWriter heartbeats, Duration duration, boolean drain) throws Exception {
         RecoveredBinlog recovered = BinlogRecovery.recover(binlog);
         try (GlobalBinlogWriter writer = GlobalBinlogWriter.open(binlog, recovered, Clock.systemUTC())) {
             GlobalBinlogPipeline pipeline = new GlobalBinlogPipeline(readers, from, writer, buffer, LogicalNames.defaults(),
                     Duration.ofSeconds(60), 1024);
             try {
+                heartbeats.demand(pipeline::heartbeatsNeeded);
+                pipeline.onHeartbeatsNeeded(heartbeats::wake);
                 pipeline.start();
                 Thread.sleep(duration.toMillis());
                 if (drain) {
