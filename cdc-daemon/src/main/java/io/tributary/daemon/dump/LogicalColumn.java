@@ -93,6 +93,17 @@ final class LogicalColumn {
         return c.isCharacterType() && !c.type().equals("enum") && !c.type().equals("set") && !"binary".equals(c.charset());
     }
 
+    /**
+     * The expression whose value orders {@code expr} (of column {@code c}) as the column's collation does, as bytes:
+     * {@code WEIGHT_STRING(expr)}, of {@code RTRIM(expr)} for a PAD SPACE collation (all but MySQL's {@code _0900_}
+     * and MariaDB's {@code _nopad_} ones), whose comparisons ignore trailing spaces while its weights do not.
+     */
+    static String weightOf(SchemaColumn c, String expr) {
+        String collation = c.collation() == null ? "" : c.collation();
+        boolean noPad = collation.contains("_0900_") || collation.contains("nopad") || collation.equals("binary");
+        return "WEIGHT_STRING(" + (noPad ? expr : "RTRIM(" + expr + ")") + ")";
+    }
+
     /** Whether the merge compares the column's number ({@code col+0}) rather than its text. */
     static boolean orderedByNumber(SchemaColumn c) {
         return c.type().equals("enum") || c.type().equals("set");

@@ -87,7 +87,7 @@ final class QueryResponder {
         this.writer = writer;
         this.live = live;
         this.shards = shards;
-        this.schemaStatements = new SchemaStatements(writer);
+        this.schemaStatements = new SchemaStatements(writer, shards);
     }
 
     Answer answer(String sql, DumpSession session) {

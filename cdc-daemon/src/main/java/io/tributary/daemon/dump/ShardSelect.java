@@ -65,6 +65,33 @@ final class ShardSelect {
         return out;
     }
 
+    /**
+     * The row-count estimates of the logical tables: for each, the sum over the shards of their physical tables'
+     * {@code information_schema.TABLES.TABLE_ROWS} (InnoDB's estimate, as a server gives it).
+     *
+     * @throws SQLException naming the shard that cannot be read
+     */
+    static java.util.Map<TableName, Long> rowEstimates(ShardSource source) throws SQLException {
+        java.util.Map<TableName, Long> sums = new java.util.HashMap<>();
+        for (String shard : source.shards()) {
+            try (Connection c = source.connectReadOnly(shard); Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS FROM"
+                            + " information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE'")) {
+                while (rs.next()) {
+                    String db = rs.getString(1);
+                    if (LogicalSchema.SYSTEM_DATABASES.contains(db.toLowerCase(Locale.ROOT))) {
+                        continue;
+                    }
+                    TableName logical = new TableName(source.names().database(db), source.names().table(rs.getString(2)));
+                    sums.merge(logical, rs.getLong(3), Long::sum);
+                }
+            } catch (SQLException e) {
+                throw new SQLException("shard " + shard + " cannot give its tables' row estimates: " + e.getMessage(), e);
+            }
+        }
+        return sums;
+    }
+
     /** Runs the plan, writing the result (or the error) to the sink. */
     void run(TableSelect.Plan plan, ResultSink sink) {
         List<Connection> connections = new ArrayList<>();

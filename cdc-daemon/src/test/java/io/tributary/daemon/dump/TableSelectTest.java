@@ -63,8 +63,10 @@ class TableSelectTest {
     @Test
     void shouldOrderTextByCollationWeightAndEnumsByNumber() {
         assertThat(plan("SELECT id AS k FROM shop.orders ORDER BY note, status").shardQuery("d", "t")).isEqualTo(
-                "SELECT `id`, WEIGHT_STRING(`note`), (`status`+0) FROM `d`.`t` ORDER BY `note` ASC, `status` ASC");
+                "SELECT `id`, WEIGHT_STRING(RTRIM(`note`)), (`status`+0) FROM `d`.`t` ORDER BY `note` ASC, `status` ASC");
         assertThat(plan("SELECT id AS k FROM shop.orders ORDER BY k").orderBy().get(0).name()).isEqualTo("id");
+        assertThat(plan("SELECT id FROM orders WHERE (customer IN (1, 2) OR note IS NULL) AND id > 3").where())
+                .isEqualTo("(customer IN (1, 2) OR note IS NULL) AND id > 3");
         assertThat(plan("SELECT id, note FROM shop.orders LIMIT 3, 4").shardQuery("d", "t"))
                 .isEqualTo("SELECT `id`, `note` FROM `d`.`t` LIMIT 7");
     }
@@ -74,7 +76,7 @@ class TableSelectTest {
         TableSelect.Plan p = plan("SELECT COUNT(*), MIN(id), MAX(note) AS last FROM orders WHERE customer > 1");
         assertThat(p.isAggregate()).isTrue();
         assertThat(p.shardQuery("d", "t")).isEqualTo("SELECT COUNT(*), MIN(`id`), MIN(`id`), MAX(`note`),"
-                + " WEIGHT_STRING(MAX(`note`)) FROM `d`.`t` WHERE customer > 1");
+                + " WEIGHT_STRING(RTRIM(MAX(`note`))) FROM `d`.`t` WHERE customer > 1");
         assertThat(p.columns()).extracting(ColumnDefinition::name).containsExactly("COUNT(*)", "MIN(id)", "last");
     }
 
