@@ -288,7 +288,8 @@ final class ShardSelect {
                         raw.add(false);
                     } else {
                         raw.add(LogicalColumn.readsBytes(a.column()));
-                        raw.add(true);
+                        raw.add(LogicalColumn.readsBytes(a.column()) || aggregateOrder(a.column()) == ValueOrder.BYTES
+                                && a.column().isCharacterType());
                     }
                 }
             } else {

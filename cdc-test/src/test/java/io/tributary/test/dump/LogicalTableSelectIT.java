@@ -114,11 +114,12 @@ class LogicalTableSelectIT {
             {
                 for (int id = 1; id <= ROWS; id++) {
                     int table = random.nextInt(3);
+                    java.math.BigDecimal amount = java.math.BigDecimal.valueOf(random.nextInt(1_000_000) - 500_000, 2);
                     for (PreparedStatement p : new PreparedStatement[] {ps[table], ps[3]}) {
                         p.setLong(1, id * 7L);
                         p.setInt(2, id % 5);
                         p.setString(3, NAMES[id % NAMES.length]);
-                        p.setBigDecimal(4, java.math.BigDecimal.valueOf(random.nextInt(1_000_000) - 500_000, 2));
+                        p.setBigDecimal(4, amount);
                         p.setString(5, id % 9 == 0 ? null : "2026-11-" + (10 + id % 18) + " 10:11:12." + (id % 1000));
                         p.setBytes(6, id % 4 == 0 ? null : new byte[] {(byte) id, (byte) 0x80, 0});
                         p.addBatch();
