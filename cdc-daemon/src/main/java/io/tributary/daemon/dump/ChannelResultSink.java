@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.tributary.core.packet.ColumnDefinition;
 import io.tributary.core.packet.EofPacket;
 import io.tributary.core.packet.ErrPacket;
+import io.tributary.core.packet.FramedPackets;
 import io.tributary.core.packet.MySqlMessage;
 import io.tributary.core.packet.MySqlPacket;
 import io.tributary.core.packet.MySqlProtocol;
@@ -14,7 +15,8 @@ import java.util.List;
 
 /**
  * A {@link ResultSink} that writes a text-protocol result set (column count, definitions, EOF, rows, EOF or ERR) to a
- * client's channel from a worker thread: rows are encoded into packets and written in batches; while the channel is
+ * client's channel from a worker thread: rows are framed as packets into one buffer per 64 KB batch
+ * ({@link FramedPackets}), handed to the event loop one batch at a time; while the channel is
  * not writable (its outbound buffer is past the high water mark, the client reads slower than the shards send) the
  * worker waits, so memory holds at most about one water mark of rows. Sequence ids continue from the statement's.
  *
@@ -32,7 +34,10 @@ final class ChannelResultSink implements ResultSink {
     private final java.util.concurrent.atomic.AtomicLong inFlightBytes = new java.util.concurrent.atomic.AtomicLong();
     private volatile int sequenceId;
     private int unflushed;
-    private List<MySqlPacket> pending = new java.util.ArrayList<>();
+    private List<Object> pending = new java.util.ArrayList<>();
+    /** Rows framed as packets, not yet pending; null when none. */
+    private ByteBuf batch;
+    private int batchFirstSequenceId;
 
     ChannelResultSink(Channel channel, int firstSequenceId, boolean deprecateEof, int statusFlags) {
         this.channel = channel;
@@ -65,11 +70,35 @@ final class ChannelResultSink implements ResultSink {
 
     @Override
     public void row(byte[][] values, int count) {
-        int size = 0;
+        long size = 0;
         for (int i = 0; i < count; i++) {
             size += values[i] == null ? 1 : values[i].length + 9;
         }
-        ByteBuf buf = Unpooled.buffer(size);
+        if (size >= MySqlProtocol.MAX_PACKET_PAYLOAD) {
+            ByteBuf buf = Unpooled.buffer((int) Math.min(Integer.MAX_VALUE - 8, size));
+            writeValues(buf, values, count);
+            write(buf); // split into 16 MB packets by the encoder
+        } else {
+            // framed here, next to the rows before it: no per-row buffer or packet object
+            if (batch == null) {
+                batch = channel.alloc().heapBuffer(FLUSH_BYTES + 1024);
+                batchFirstSequenceId = sequenceId;
+            }
+            int start = batch.writerIndex();
+            batch.writeMediumLE(0).writeByte(sequenceId);
+            writeValues(batch, values, count);
+            int length = batch.writerIndex() - start - MySqlProtocol.PACKET_HEADER_BYTES;
+            batch.setMediumLE(start, length);
+            sequenceId = (sequenceId + 1) & 0xFF;
+            unflushed += length;
+            if (unflushed >= FLUSH_BYTES) {
+                flush();
+            }
+        }
+        awaitWritable();
+    }
+
+    private static void writeValues(ByteBuf buf, byte[][] values, int count) {
         for (int i = 0; i < count; i++) {
             if (values[i] == null) {
                 buf.writeByte(WireBuffers.LENENC_NULL);
@@ -77,8 +106,14 @@ final class ChannelResultSink implements ResultSink {
                 WireBuffers.writeLenEncBytes(buf, values[i]);
             }
         }
-        write(buf);
-        awaitWritable();
+    }
+
+    /** Moves the framed rows into the pending packets, in order. */
+    private void closeBatch() {
+        if (batch != null) {
+            pending.add(new FramedPackets(batch, batchFirstSequenceId, sequenceId));
+            batch = null;
+        }
     }
 
     @Override
@@ -111,6 +146,7 @@ final class ChannelResultSink implements ResultSink {
 
     private void write(ByteBuf payload) {
         int length = payload.readableBytes();
+        closeBatch();
         int first = sequenceId;
         sequenceId = (first + length / MySqlProtocol.MAX_PACKET_PAYLOAD + 1) & 0xFF;
         pending.add(new MySqlPacket(first, payload));
@@ -122,17 +158,18 @@ final class ChannelResultSink implements ResultSink {
 
     /** Hands the pending packets to the event loop as one task (one wake-up per batch, not per row). */
     private void flush() {
+        closeBatch();
         if (pending.isEmpty()) {
             return;
         }
-        List<MySqlPacket> batch = pending;
+        List<Object> batch = pending;
         long bytes = unflushed;
         pending = new java.util.ArrayList<>();
         unflushed = 0;
         inFlightBytes.addAndGet(bytes);
         try {
             channel.eventLoop().execute(() -> {
-                for (MySqlPacket p : batch) {
+                for (Object p : batch) {
                     channel.write(p);
                 }
                 inFlightBytes.addAndGet(-bytes);
@@ -141,7 +178,13 @@ final class ChannelResultSink implements ResultSink {
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             inFlightBytes.addAndGet(-bytes); // the server is shutting down
-            batch.forEach(MySqlPacket::release);
+            batch.forEach(p -> {
+                if (p instanceof MySqlPacket m) {
+                    m.release();
+                } else {
+                    ((FramedPackets) p).bytes().release();
+                }
+            });
         }
     }
 

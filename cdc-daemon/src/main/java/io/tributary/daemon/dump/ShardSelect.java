@@ -294,7 +294,8 @@ final class ShardSelect {
                 }
             } else {
                 for (SchemaColumn c : plan.selected()) {
-                    raw.add(LogicalColumn.readsBytes(c));
+                    // text as the bytes the shard sent (utf8mb4, the connection's): no String made and encoded again
+                    raw.add(LogicalColumn.readsBytes(c) || c.isCharacterType());
                 }
                 for (SchemaColumn c : plan.orderBy()) {
                     raw.add(LogicalColumn.readsBytes(c) || LogicalColumn.orderedByWeight(c));

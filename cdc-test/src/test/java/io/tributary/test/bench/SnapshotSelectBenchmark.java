@@ -95,6 +95,7 @@ public final class SnapshotSelectBenchmark {
         try (Connection c = shard.openAdminConnection(); Statement s = c.createStatement()) {
             s.execute("SET SESSION sql_log_bin = 0");
             s.execute("CREATE DATABASE " + db);
+            s.execute("USE " + db); // the sequence engine's seq_1_to_N tables live in the current database
             s.execute("CREATE TABLE " + db + "." + table + " (id bigint NOT NULL PRIMARY KEY, customer int NOT NULL,"
                     + " name varchar(40), amount decimal(10,2) NOT NULL, created datetime NOT NULL)"
                     + " DEFAULT CHARSET=utf8mb4");
