@@ -170,7 +170,7 @@ final class ChannelResultSink implements ResultSink {
         try {
             channel.eventLoop().execute(() -> {
                 for (Object p : batch) {
-                    channel.write(p);
+                    channel.write(p, channel.voidPromise()); // a failed write reaches exceptionCaught
                 }
                 inFlightBytes.addAndGet(-bytes);
                 channel.flush();
