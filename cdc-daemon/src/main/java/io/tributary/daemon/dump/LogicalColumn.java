@@ -137,6 +137,36 @@ final class LogicalColumn {
                 charset, length(c, binary), protocolType, flags, decimals(c));
     }
 
+    /** The fractional-second digits of a TIME, DATETIME or TIMESTAMP column (its precision), else -1. */
+    static int fractionDigits(SchemaColumn c) {
+        return switch (c.type()) {
+            case "time", "datetime", "timestamp" -> {
+                int[] args = args(c.args());
+                yield args.length > 0 ? args[0] : 0;
+            }
+            default -> -1;
+        };
+    }
+
+    /**
+     * A time value's text with exactly {@code digits} fractional digits, as a server sends the column
+     * ({@code 10:11:12.100} for precision 3): Connector/J's {@code getString} gives six whatever the precision.
+     */
+    static String withFraction(String text, int digits) {
+        int dot = text.lastIndexOf('.');
+        int colon = text.lastIndexOf(':');
+        String whole = dot > colon ? text.substring(0, dot) : text;
+        if (digits == 0) {
+            return whole;
+        }
+        String fraction = dot > colon ? text.substring(dot + 1) : "";
+        StringBuilder sb = new StringBuilder(whole).append('.');
+        for (int i = 0; i < digits; i++) {
+            sb.append(i < fraction.length() ? fraction.charAt(i) : '0');
+        }
+        return sb.toString();
+    }
+
     /** The definition of an aggregate's result ({@code COUNT(*)}: BIGINT, not null). */
     static ColumnDefinition count(String label) {
         return new ColumnDefinition("def", "", "", "", label, "", BINARY_CHARSET, 21, LONGLONG, NOT_NULL | BINARY | NUM, 0);

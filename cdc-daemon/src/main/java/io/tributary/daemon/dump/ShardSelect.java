@@ -272,6 +272,8 @@ final class ShardSelect {
         private final PhysicalTable table;
         private final String sql;
         private final boolean[] bytes;
+        /** Per column, the fractional-second digits a server sends for a time column, -1 for other columns. */
+        private final int[] fractionDigits;
         private Statement statement;
         private ResultSet rs;
         private int width;
@@ -304,6 +306,23 @@ final class ShardSelect {
             this.bytes = new boolean[raw.size()];
             for (int i = 0; i < bytes.length; i++) {
                 bytes[i] = raw.get(i);
+            }
+            this.fractionDigits = new int[raw.size()];
+            java.util.Arrays.fill(fractionDigits, -1);
+            if (!plan.isAggregate()) {
+                for (int i = 0; i < plan.selected().size(); i++) {
+                    fractionDigits[i] = LogicalColumn.fractionDigits(plan.selected().get(i));
+                }
+            } else {
+                int at = 0;
+                for (TableSelect.Aggregate a : plan.aggregates()) {
+                    if (a.column() == null || a.kind().equals("COUNT")) {
+                        at++;
+                    } else {
+                        fractionDigits[at] = LogicalColumn.fractionDigits(a.column());
+                        at += 2;
+                    }
+                }
             }
         }
 
@@ -338,6 +357,9 @@ final class ShardSelect {
                     row[i] = rs.getBytes(i + 1);
                 } else {
                     String s = rs.getString(i + 1);
+                    if (s != null && fractionDigits[i] >= 0) {
+                        s = LogicalColumn.withFraction(s, fractionDigits[i]);
+                    }
                     row[i] = s == null ? null : s.getBytes(StandardCharsets.UTF_8);
                 }
             }

@@ -81,6 +81,14 @@ class TableSelectTest {
     }
 
     @Test
+    void shouldSendTimesWithTheColumnsFractionalDigitsAsAServerDoes() {
+        assertThat(LogicalColumn.withFraction("2026-11-21 10:11:12.101000", 3)).isEqualTo("2026-11-21 10:11:12.101");
+        assertThat(LogicalColumn.withFraction("2026-11-21 10:11:12.5", 6)).isEqualTo("2026-11-21 10:11:12.500000");
+        assertThat(LogicalColumn.withFraction("2026-11-21 10:11:12.000000", 0)).isEqualTo("2026-11-21 10:11:12");
+        assertThat(LogicalColumn.withFraction("-838:59:59", 2)).isEqualTo("-838:59:59.00");
+    }
+
+    @Test
     void shouldRefuseWhatIsNotServedWith1235AndUnknownNamesAsAServerDoes() {
         for (String sql : List.of("SELECT * FROM orders o JOIN orders p ON o.id = p.id",
                 "SELECT customer, COUNT(*) FROM orders GROUP BY customer", "SELECT DISTINCT customer FROM orders",

@@ -72,6 +72,19 @@ class LogicalTableSelectIT {
         return out;
     }
 
+    /** The {@code mariadb} client's {@code --column-type-info} description and rows of a statement. */
+    private static String cli(int port, String user, String password, String sql) throws Exception {
+        Path client = Path.of("/usr/bin/mariadb");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(client), client + " is not installed");
+        Process p = new ProcessBuilder(client.toString(), "--no-defaults", "--skip-ssl", "-h", "127.0.0.1", "-P",
+                String.valueOf(port), "-u", user, "-p" + password, "--column-type-info", "--batch", "-e", sql)
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("mariadb -e %s: %s", sql, out).isZero();
+        return out;
+    }
+
     /** Equal lists; on a difference, the rows around the first one. */
     private static void assertSameRows(List<String> actual, List<String> expected) {
         for (int i = 0; i < Math.min(actual.size(), expected.size()); i++) {
@@ -153,6 +166,13 @@ class LogicalTableSelectIT {
                 assertThat(rs.getMetaData().getTableName(1)).isEqualTo("orders");
                 assertThat(rs.getMetaData().getColumnLabel(1)).isEqualTo("k");
             }
+
+            // the mariadb client sees the rows and column descriptions a server sends for the same rows (raw text)
+            String first50 = "SELECT * FROM %s ORDER BY id LIMIT 50";
+            assertThat(cli(d.dumpPort(), DaemonProcess.DUMP_USER, DaemonProcess.DUMP_PASSWORD, String.format(first50,
+                    "shop.orders")).replace("shop", "reference").replace("orders", "all_orders"))
+                    .isEqualTo(cli(shards.info(0).port(), shards.info(0).adminUser(), shards.info(0).adminPassword(),
+                            String.format(first50, "reference.all_orders")));
 
             // ORDER BY: a k-way merge, in the order one server gives the same rows
             assertThat(rows(c, "SELECT * FROM shop.orders ORDER BY id")).isEqualTo(union);
