@@ -137,6 +137,18 @@ final class LogicalColumn {
                 charset, length(c, binary), protocolType, flags, decimals(c));
     }
 
+    /**
+     * Whether the shard is asked for the column as text ({@code CAST(col AS CHAR)}): integers, decimals, years, dates
+     * and times, whose text a server sends as is, so the daemon passes the bytes on without Connector/J parsing and
+     * formatting them (as for character columns). Not floats (their text differs from a cast's), nor
+     * {@code ZEROFILL} columns (the cast drops the padding).
+     */
+    static boolean readAsText(SchemaColumn c) {
+        String t = c.type();
+        return !c.zerofill() && (SqlTypes.isInteger(t) || t.equals("decimal") || t.equals("year") || t.equals("date")
+                || t.equals("time") || t.equals("datetime") || t.equals("timestamp"));
+    }
+
     /** The fractional-second digits of a TIME, DATETIME or TIMESTAMP column (its precision), else -1. */
     static int fractionDigits(SchemaColumn c) {
         return switch (c.type()) {

@@ -297,7 +297,7 @@ final class ShardSelect {
             } else {
                 for (SchemaColumn c : plan.selected()) {
                     // text as the bytes the shard sent (utf8mb4, the connection's): no String made and encoded again
-                    raw.add(LogicalColumn.readsBytes(c) || c.isCharacterType());
+                    raw.add(LogicalColumn.readsBytes(c) || c.isCharacterType() || LogicalColumn.readAsText(c));
                 }
                 for (SchemaColumn c : plan.orderBy()) {
                     raw.add(LogicalColumn.readsBytes(c) || LogicalColumn.orderedByWeight(c));
@@ -311,7 +311,8 @@ final class ShardSelect {
             java.util.Arrays.fill(fractionDigits, -1);
             if (!plan.isAggregate()) {
                 for (int i = 0; i < plan.selected().size(); i++) {
-                    fractionDigits[i] = LogicalColumn.fractionDigits(plan.selected().get(i));
+                    SchemaColumn c = plan.selected().get(i);
+                    fractionDigits[i] = LogicalColumn.readAsText(c) ? -1 : LogicalColumn.fractionDigits(c);
                 }
             } else {
                 int at = 0;

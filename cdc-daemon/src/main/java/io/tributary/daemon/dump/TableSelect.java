@@ -54,7 +54,8 @@ import net.sf.jsqlparser.statement.select.SelectItem;
  * </pre>
  * where the condition combines columns of the table and literals with {@code = <> != < <= > >= BETWEEN IN LIKE
  * IS [NOT] NULL AND OR NOT} and parentheses; it is passed to every shard as written (table qualifiers dropped). Each
- * shard runs {@code SELECT <the logical columns, by name> FROM <physical table> [WHERE ...] [ORDER BY ...]
+ * shard runs {@code SELECT <the logical columns, by name; numbers but floats, and times as CAST(col AS CHAR)> FROM
+ * <physical table> [WHERE ...] [ORDER BY ...]
  * [LIMIT offset+n]}, plus the hidden sort keys the merge compares ({@link LogicalColumn#order}); the daemon merges,
  * applies the window and renames. Anything else (joins, subqueries, GROUP BY, HAVING, DISTINCT, other functions or
  * expressions, locking clauses, UNION) is refused with error 1235 naming what is served; an unknown table is 1146,
@@ -110,7 +111,8 @@ final class TableSelect {
                 }
             } else {
                 for (SchemaColumn c : selected) {
-                    items.add(quote(c.name()));
+                    // not aliased: ORDER BY `col` still names the column, not the cast
+                    items.add(LogicalColumn.readAsText(c) ? "CAST(" + quote(c.name()) + " AS CHAR)" : quote(c.name()));
                 }
                 for (SchemaColumn c : orderBy) {
                     items.add(LogicalColumn.orderedByWeight(c) ? LogicalColumn.weightOf(c, quote(c.name()))
@@ -180,6 +182,9 @@ final class TableSelect {
         }
         if (!(ps.getFromItem() instanceof Table from) || ps.getFromItem().getPivot() != null) {
             throw unsupported("FROM a subquery is not served");
+        }
+        if (from.getSchemaName() == null && from.getName().equalsIgnoreCase("DUAL")) {
+            return null; // SELECT of expressions, answered by the responder
         }
         if (ps.getJoins() != null && !ps.getJoins().isEmpty()) {
             throw unsupported("joins are not served");

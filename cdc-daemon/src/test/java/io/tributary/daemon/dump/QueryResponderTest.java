@@ -243,6 +243,7 @@ class QueryResponderTest {
         assertThat(message(run(r.answer("SELECT 1\nFROM", s)))).endsWith("near 'FROM' at line 2");
         assertThat(message(run(r.answer("UPDATE t SET a = 1 WHERE", s)))).endsWith("near '' at line 1");
         assertThat(value(r.answer("SELECT 'it''s'", s))).isEqualTo("it's");
+        assertThat(value(r.answer("SELECT 'x' FROM DUAL", s))).as("FROM DUAL reads no table").isEqualTo("x");
     }
 
     /** Settings held in memory, validated like the daemon's: mode is AUTO or FORCE. */
