@@ -31,6 +31,13 @@ sealed interface Answer {
     record Kill(long connectionId, boolean queryOnly) implements Answer {
     }
 
+    /**
+     * A result set produced off the event loop and streamed as it is produced ({@code SELECT} over a logical table,
+     * read from the shards): {@code work} writes to the sink, which respects the channel's writability.
+     */
+    record Streamed(java.util.function.Consumer<ResultSink> work) implements Answer {
+    }
+
     /** Work that reads files: run off the event loop, then answered. */
     record Deferred(Callable<Answer> work) implements Answer {
     }

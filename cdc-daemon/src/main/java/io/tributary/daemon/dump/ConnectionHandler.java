@@ -78,6 +78,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private int nextSequenceId;
     private DumpSession session;
     private BinlogStreamer streamer;
+    /** The result set being streamed by a worker thread, if any. */
+    private volatile ChannelResultSink resultSink;
     private Future<?> streaming;
     private long lastReadNanos = System.nanoTime();
     private boolean answering;
@@ -141,6 +143,10 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ChannelResultSink sink = resultSink;
+        if (sink != null) {
+            sink.writabilityChanged();
+        }
         if (streamer != null) {
             streamer.writabilityChanged();
         }
@@ -425,6 +431,10 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
     private void query(ChannelHandlerContext ctx, String sql) {
         LOG.debug("dump connection {} ({}): {}", connectionId, user, sql);
         Answer a = context.responder().answer(sql, session);
+        if (a instanceof Answer.Streamed streamed) {
+            stream(ctx, sql, streamed);
+            return;
+        }
         if (a instanceof Answer.Deferred d) {
             int seq = nextSequenceId;
             answering = true;
@@ -448,6 +458,37 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         refused(sql, a);
         answer(ctx, a);
+    }
+
+    /**
+     * A result set streamed from a worker thread ({@code SELECT} over a logical table): the connection reads no
+     * statement meanwhile (the client waits for the result's end), and takes the sequence id back at the end.
+     */
+    private void stream(ChannelHandlerContext ctx, String sql, Answer.Streamed streamed) {
+        ChannelResultSink sink = new ChannelResultSink(ctx.channel(), nextSequenceId, false, session.statusFlags());
+        resultSink = sink;
+        answering = true;
+        try {
+            context.subscribers().execute(() -> {
+                try {
+                    streamed.work().accept(sink);
+                } catch (RuntimeException e) {
+                    LOG.warn("dump connection {} ({}): '{}' failed", connectionId, user, sql, e);
+                    sink.error(MySqlError.ER_UNKNOWN_ERROR.toPacket("cannot answer '" + sql + "': " + e));
+                } finally {
+                    ctx.executor().execute(() -> {
+                        answering = false;
+                        resultSink = null;
+                        lastReadNanos = System.nanoTime();
+                        nextSequenceId = sink.nextSequenceId();
+                    });
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            answering = false;
+            resultSink = null;
+            reply(ctx, MySqlError.ER_SERVER_SHUTDOWN.toPacket("the dump server is shutting down"));
+        }
     }
 
     /** A statement answered with an error is logged: what a client sent that the dump server does not serve. */

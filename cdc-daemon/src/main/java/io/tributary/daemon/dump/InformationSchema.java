@@ -16,12 +16,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import io.tributary.core.schema.TableName;
 
 /**
  * The {@code information_schema} tables {@code SCHEMATA}, {@code TABLES}, {@code COLUMNS}, {@code STATISTICS} and
  * {@code KEY_COLUMN_USAGE} of the logical schema, with the columns MariaDB 10.11 or MySQL 8.0 has, and the
- * {@code SHOW} statements built on them. Table statistics (rows, lengths, times) are not known to the daemon: they
- * read as 0 or NULL, as for an empty table. Stateless.
+ * {@code SHOW} statements built on them. The row count ({@code TABLE_ROWS}, {@code Rows}) is the sum of the shards'
+ * estimates for the physical tables when the caller has them ({@link ShardSelect#rowEstimates}); the other table
+ * statistics (lengths, times) are not known to the daemon: they read as 0 or NULL, as for an empty table. Stateless.
  */
 final class InformationSchema {
 
@@ -33,9 +36,14 @@ final class InformationSchema {
 
     /** The rows of {@code information_schema.<table>}, or null when the table is not served. */
     static SchemaResult table(String table, LogicalSchema s, BinlogFlavor f) {
+        return table(table, s, f, Map.of());
+    }
+
+    /** The same, with {@code TABLES.TABLE_ROWS} from {@code rowEstimates} (0 for a table not in it). */
+    static SchemaResult table(String table, LogicalSchema s, BinlogFlavor f, Map<TableName, Long> rowEstimates) {
         return switch (table.toUpperCase(Locale.ROOT)) {
             case "SCHEMATA" -> schemata(s, f);
-            case "TABLES" -> tables(s, f);
+            case "TABLES" -> tables(s, f, rowEstimates);
             case "COLUMNS" -> columns(s, f, null);
             case "STATISTICS" -> statistics(s, f, null);
             case "KEY_COLUMN_USAGE" -> keyColumnUsage(s);
@@ -91,7 +99,7 @@ final class InformationSchema {
         return c;
     }
 
-    private static List<String> tableRow(SchemaTable t, BinlogFlavor f, boolean show) {
+    private static List<String> tableRow(SchemaTable t, BinlogFlavor f, boolean show, Map<TableName, Long> rowEstimates) {
         List<String> r = new ArrayList<>();
         if (!show) {
             r.add("def");
@@ -102,7 +110,7 @@ final class InformationSchema {
             r.add("BASE TABLE");
         }
         String options = String.join(" ", t.options()).toLowerCase(Locale.ROOT);
-        r.addAll(Arrays.asList(t.engine(), "10", "Dynamic", "0", "0", "16384", "0", "0", "0", null, null, null, null,
+        r.addAll(Arrays.asList(t.engine(), "10", "Dynamic", String.valueOf(rowEstimates.getOrDefault(t.name(), 0L)), "0", "16384", "0", "0", "0", null, null, null, null,
                 t.collation(), null, options, t.comment() == null ? "" : t.comment()));
         if (f.isMariaDb()) {
             r.add("0");
@@ -111,19 +119,19 @@ final class InformationSchema {
         return r;
     }
 
-    static SchemaResult tables(LogicalSchema s, BinlogFlavor f) {
+    static SchemaResult tables(LogicalSchema s, BinlogFlavor f, Map<TableName, Long> rowEstimates) {
         List<List<String>> rows = new ArrayList<>();
         for (SchemaTable t : s.tables().values()) {
-            rows.add(tableRow(t, f, false));
+            rows.add(tableRow(t, f, false, rowEstimates));
         }
         return new SchemaResult(NAME, "TABLES", tableColumns(f, false), rows);
     }
 
-    /** {@code SHOW TABLE STATUS FROM db}. */
-    static SchemaResult tableStatus(LogicalSchema s, String db, BinlogFlavor f) {
+    /** {@code SHOW TABLE STATUS FROM db}, {@code Rows} from {@code rowEstimates} (0 for a table not in it). */
+    static SchemaResult tableStatus(LogicalSchema s, String db, BinlogFlavor f, Map<TableName, Long> rowEstimates) {
         List<List<String>> rows = new ArrayList<>();
         for (SchemaTable t : s.tablesOf(db)) {
-            rows.add(tableRow(t, f, true));
+            rows.add(tableRow(t, f, true, rowEstimates));
         }
         return new SchemaResult(NAME, "TABLES", tableColumns(f, true), rows);
     }

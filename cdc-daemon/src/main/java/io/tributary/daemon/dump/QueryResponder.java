@@ -71,16 +71,23 @@ final class QueryResponder {
     private final Supplier<GlobalBinlogWriter> writer;
     private final LiveVariables live;
     private final SchemaStatements schemaStatements;
+    private final ShardSource shards;
 
     QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer) {
         this(variables, writer, LiveVariables.NONE);
     }
 
     QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer, LiveVariables live) {
+        this(variables, writer, live, ShardSource.NONE);
+    }
+
+    QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer, LiveVariables live,
+            ShardSource shards) {
         this.variables = variables;
         this.writer = writer;
         this.live = live;
-        this.schemaStatements = new SchemaStatements(writer);
+        this.shards = shards;
+        this.schemaStatements = new SchemaStatements(writer, shards);
     }
 
     Answer answer(String sql, DumpSession session) {
@@ -112,6 +119,10 @@ final class QueryResponder {
                         && k.group(1).strip().equalsIgnoreCase("QUERY"));
             }
             if (upper.startsWith("SELECT")) {
+                Answer overTable = tableSelect(s, session);
+                if (overTable != null) {
+                    return overTable;
+                }
                 return select(s, session);
             }
             if (upper.startsWith("SET ")) {
@@ -201,6 +212,39 @@ final class QueryResponder {
     }
 
     // ---- SELECT
+
+    /**
+     * A {@code SELECT ... FROM} a logical table ({@link TableSelect}), streamed from the shards ({@link ShardSelect});
+     * null when the statement reads no table ({@code FROM DUAL}, none) or does not parse.
+     */
+    private Answer tableSelect(String s, DumpSession session) {
+        if (SqlText.indexOfKeyword(s, "FROM") < 0) {
+            return null;
+        }
+        GlobalBinlogWriter w = writer.get();
+        io.tributary.core.schema.LogicalSchema schema = w == null
+                ? io.tributary.core.schema.LogicalSchema.empty("utf8mb4", "utf8mb4_general_ci") : w.durableSchema();
+        TableSelect.Plan plan;
+        try {
+            plan = TableSelect.plan(s, session.database, schema, session.flavor);
+        } catch (TableSelect.Refused e) {
+            if (e.error().code() == ER_NOT_SUPPORTED_YET) {
+                String shown = s.length() > 200 ? s.substring(0, 200) + "..." : s;
+                return new Answer.Error(new ErrPacket(ER_NOT_SUPPORTED_YET, "42000", "Tributary's dump server does not"
+                        + " support the statement '" + shown + "': " + e.error().message()));
+            }
+            return new Answer.Error(e.error());
+        }
+        if (plan == null) {
+            return null;
+        }
+        if (shards.shards().isEmpty()) {
+            return new Answer.Error(new ErrPacket(ER_NOT_SUPPORTED_YET, "42000", "Tributary's dump server has no shards"
+                    + " to read " + plan.table().name() + " from"));
+        }
+        ShardSelect run = new ShardSelect(shards);
+        return new Answer.Streamed(sink -> run.run(plan, sink));
+    }
 
     private Answer select(String s, DumpSession session) {
         String list = LIMIT.matcher(s.substring(6).strip()).replaceFirst("");

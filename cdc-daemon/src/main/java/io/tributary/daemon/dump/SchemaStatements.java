@@ -65,9 +65,27 @@ final class SchemaStatements {
     private static final Pattern FROM_INFORMATION_SCHEMA = Pattern.compile("(?is)\\bFROM\\s+`?information_schema`?\\s*\\.");
 
     private final Supplier<GlobalBinlogWriter> writer;
+    private final ShardSource shards;
 
     SchemaStatements(Supplier<GlobalBinlogWriter> writer) {
+        this(writer, ShardSource.NONE);
+    }
+
+    /** @param shards where the row-count estimates of {@code TABLES} and {@code SHOW TABLE STATUS} are read */
+    SchemaStatements(Supplier<GlobalBinlogWriter> writer, ShardSource shards) {
         this.writer = writer;
+        this.shards = shards;
+    }
+
+    /**
+     * The answer built from the shards' row-count estimates: read off the event loop ({@link Answer.Deferred}) when
+     * there are shards, else with none (0).
+     */
+    private Answer withRowEstimates(java.util.function.Function<Map<TableName, Long>, Answer> answer) {
+        if (shards.shards().isEmpty()) {
+            return answer.apply(Map.of());
+        }
+        return new Answer.Deferred(() -> answer.apply(ShardSelect.rowEstimates(shards)));
     }
 
     /** The answer, or null when {@code s} (normalised) is none of these statements. */
@@ -118,7 +136,9 @@ final class SchemaStatements {
                 if (sc.database(db).isEmpty()) {
                     return unknownDatabase(db);
                 }
-                return rows(filter(InformationSchema.tableStatus(sc, db, flavor(session)), m, 2, "Name"), session);
+                Matcher status = m;
+                return withRowEstimates(estimates -> rows(filter(InformationSchema.tableStatus(sc, db, flavor(session),
+                        estimates), status, 2, "Name"), session));
             }
             if ((m = SHOW_COLUMNS.matcher(s)).matches()) {
                 SchemaTable t = table(m.group(2), m.group(3), m.group(4), session);
@@ -215,7 +235,15 @@ final class SchemaStatements {
             return null;
         }
         String tableName = id(from.getName());
-        SchemaResult all = InformationSchema.table(tableName, schema(), flavor(session));
+        if (tableName.equalsIgnoreCase("TABLES")) {
+            LogicalSchema sc = schema();
+            return withRowEstimates(estimates -> selectFrom(ps, tableName, InformationSchema.table(tableName, sc,
+                    flavor(session), estimates), session));
+        }
+        return selectFrom(ps, tableName, InformationSchema.table(tableName, schema(), flavor(session)), session);
+    }
+
+    private Answer selectFrom(PlainSelect ps, String tableName, SchemaResult all, DumpSession session) {
         if (all == null) {
             return new Answer.Error(new ErrPacket(QueryResponder.ER_NOT_SUPPORTED_YET, "42000",
                     "Tributary's dump server serves information_schema SCHEMATA, TABLES, COLUMNS, STATISTICS and"

@@ -123,7 +123,8 @@ public final class TributaryRuntime implements AutoCloseable {
             }
             step = "start the dump server on port " + config.dump().port();
             GlobalBinlogWriter w = writer;
-            dump = new DumpServer(config.dump(), () -> w, liveVariables).start();
+            dump = new DumpServer(config.dump(), () -> w, liveVariables,
+                    new io.tributary.daemon.config.ConfiguredShards(config.shards(), config.naming())).start();
             step = "start the shard readers";
             pipeline = new GlobalBinlogPipeline(readers, checkpoints, writer, buffer, config.naming(), config.xaMaxWait(),
                     RING_SIZE, budget.mergeRing());
