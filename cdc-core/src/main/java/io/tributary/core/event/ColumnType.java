@@ -76,6 +76,18 @@ public enum ColumnType {
         return metadataBytes;
     }
 
+    /** Bytes of a row image's value of this integer type (TINY 1 .. LONGLONG 8); 0 for every other type. */
+    public int integerBytes() {
+        return switch (this) {
+            case TINY -> 1;
+            case SHORT -> 2;
+            case INT24 -> 3;
+            case LONG -> 4;
+            case LONGLONG -> 8;
+            default -> 0;
+        };
+    }
+
     /** The type for a wire code, or {@code null} when MySQL defines no such type. */
     public static ColumnType ofCode(int code) {
         return code >= 0 && code < 256 ? BY_CODE[code] : null;

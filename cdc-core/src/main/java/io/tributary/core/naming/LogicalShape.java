@@ -150,8 +150,8 @@ public final class LogicalShape {
         if (from == null || to == null) {
             return "no conversion between these types (converted: integer widening, longer VARCHAR/CHAR)";
         }
-        int fw = width(from);
-        int tw = width(to);
+        int fw = from.integerBytes();
+        int tw = to.integerBytes();
         if (fw > 0 && tw > 0) {
             if (tw < fw) {
                 return "the logical type is narrower: values of the shard would not fit";
@@ -186,17 +186,6 @@ public final class LogicalShape {
         } catch (NumberFormatException e) {
             return -1;
         }
-    }
-
-    private static int width(ColumnType t) {
-        return switch (t) {
-            case TINY -> 1;
-            case SHORT -> 2;
-            case INT24 -> 3;
-            case LONG -> 4;
-            case LONGLONG -> 8;
-            default -> 0;
-        };
     }
 
     /** The TABLE_MAP type of a column of the types this class writes, else null. */
@@ -242,7 +231,7 @@ public final class LogicalShape {
         }
         byte[] bytes;
         if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
-            bytes = l.nullable() ? null : value(l, t, width(t) > 0 ? "0" : "");
+            bytes = l.nullable() ? null : value(l, t, t.integerBytes() > 0 ? "0" : "");
         } else {
             try {
                 bytes = value(l, t, d.text());
@@ -256,7 +245,7 @@ public final class LogicalShape {
 
     /** A value in a column's storage format (integer: little-endian; string: length prefix and bytes). */
     static byte[] value(SchemaColumn c, ColumnType t, String text) {
-        int w = width(t);
+        int w = t.integerBytes();
         if (w > 0) {
             BigInteger v;
             try {

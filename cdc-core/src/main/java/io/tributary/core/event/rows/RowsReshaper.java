@@ -130,7 +130,7 @@ public final class RowsReshaper {
     private static void checkWidening(TableMapEvent source, int i, TargetColumn t, int j) {
         ColumnType from = source.realType(i);
         ColumnType to = t.type();
-        boolean ok = integerWidth(from) > 0 && integerWidth(to) >= integerWidth(from)
+        boolean ok = from.integerBytes() > 0 && to.integerBytes() >= from.integerBytes()
                 || (from == ColumnType.VARCHAR || from == ColumnType.VAR_STRING) && to == ColumnType.VARCHAR
                         && t.metadata() >= source.metadata().get(i)
                 || from == ColumnType.STRING && to == ColumnType.STRING && ColumnDefinition.of(to, t.metadata())
@@ -139,18 +139,6 @@ public final class RowsReshaper {
             throw new IllegalArgumentException("target column " + j + ": cannot widen " + from + "(metadata "
                     + source.metadata().get(i) + ") to " + to + "(metadata " + t.metadata() + ")");
         }
-    }
-
-    /** Bytes of an integer type's value, 0 for other types. */
-    static int integerWidth(ColumnType t) {
-        return switch (t) {
-            case TINY -> 1;
-            case SHORT -> 2;
-            case INT24 -> 3;
-            case LONG -> 4;
-            case LONGLONG -> 8;
-            default -> 0;
-        };
     }
 
     /** The target TABLE_MAP's body (the source's table id, flags and names). */
@@ -348,9 +336,9 @@ public final class RowsReshaper {
 
     private void widen(byte[] b, int from, int to, Widen w, TargetColumn t, ByteArrayOutputStream out) {
         ColumnType type = source.realType(w.source());
-        int width = integerWidth(type);
+        int width = type.integerBytes();
         if (width > 0) {
-            int targetWidth = integerWidth(t.type());
+            int targetWidth = t.type().integerBytes();
             out.write(b, from, width);
             int fill = w.signed() && (b[from + width - 1] & 0x80) != 0 ? 0xFF : 0;
             for (int i = width; i < targetWidth; i++) {
