@@ -225,22 +225,42 @@ public final class LogicalShape {
                     + " default is an expression (" + d.text() + "), which the server evaluates per row");
         }
         ColumnType t = type(l);
-        if (t == null) {
-            throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the shard's"
-                    + " table, and a value of its type cannot be supplied (supplied: integer, VARCHAR and CHAR defaults)");
-        }
-        byte[] bytes;
-        if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
-            bytes = l.nullable() ? null : value(l, t, t.integerBytes() > 0 ? "0" : "");
-        } else {
-            try {
-                bytes = value(l, t, d.text());
-            } catch (IllegalArgumentException e) {
-                throw conflict(shard, physical, from, to, "column `" + l.name() + "`: its default " + d.text()
-                        + " cannot be written: " + e.getMessage());
+        if (t != null) {
+            byte[] bytes;
+            if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
+                bytes = l.nullable() ? null : value(l, t, t.integerBytes() > 0 ? "0" : "");
+            } else {
+                try {
+                    bytes = value(l, t, d.text());
+                } catch (IllegalArgumentException e) {
+                    throw conflict(shard, physical, from, to, "column `" + l.name() + "`: its default " + d.text()
+                            + " cannot be written: " + e.getMessage());
+                }
             }
+            return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), t, metadata(l), l.nullable());
         }
-        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), t, metadata(l), l.nullable());
+        AddedValues.Storage storage;
+        byte[] bytes;
+        try {
+            storage = AddedValues.storage(l);
+            if (storage == null) {
+                throw new IllegalArgumentException("a value of its type cannot be supplied (supplied: integer, VARCHAR,"
+                        + " CHAR, DECIMAL, FLOAT, DOUBLE, DATE, DATETIME, TIME, YEAR, ENUM, SET, TEXT and BLOB defaults;"
+                        + " TIMESTAMP only NULL or zero; BIT and spatial types only NULL; not JSON, which MariaDB shards write as LONGTEXT"
+                        + " and MySQL shards as binary JSON)");
+            }
+            if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
+                bytes = l.nullable() ? null : AddedValues.implicit(l, storage, charset(l));
+            } else {
+                bytes = AddedValues.value(l, storage, d.text(), charset(l));
+            }
+        } catch (IllegalArgumentException e) {
+            throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the"
+                    + " shard's table, and " + (d == null || d.kind() != ColumnDefault.Kind.LITERAL ? ""
+                    : "its default " + d.text() + " cannot be written: ") + e.getMessage());
+        }
+        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), storage.type(), storage.metadata(),
+                l.nullable());
     }
 
     /** A value in a column's storage format (integer: little-endian; string: length prefix and bytes). */
@@ -281,7 +301,7 @@ public final class LogicalShape {
         return out;
     }
 
-    private static Charset charset(SchemaColumn c) {
+    static Charset charset(SchemaColumn c) {
         if (c.charset() == null) {
             return StandardCharsets.ISO_8859_1;
         }

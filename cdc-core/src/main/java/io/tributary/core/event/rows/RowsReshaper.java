@@ -230,9 +230,9 @@ public final class RowsReshaper {
         packed(out, targets.size());
         int bitmapsAt = out.size();
         int targetBitmapBytes = (targets.size() + 7) / 8;
-        out.write(bitmap(targetPresent, targets.size()), 0, targetBitmapBytes);
+        out.write(presentBitmap(targetPresent, targets.size()), 0, targetBitmapBytes);
         if (targetAfter != null) {
-            out.write(bitmap(targetAfter, targets.size()), 0, targetBitmapBytes);
+            out.write(presentBitmap(targetAfter, targets.size()), 0, targetBitmapBytes);
         }
         while (c.pos < c.end) {
             int rowStart = c.pos;
@@ -311,7 +311,11 @@ public final class RowsReshaper {
                     : v instanceof Widen w ? start[w.source()] < 0 : ((Constant) v).bytes == null;
             targetNulls.set(k++, isNull);
         }
-        out.write(bitmap(targetNulls, k), 0, (k + 7) / 8);
+        byte[] nullBitmap = bitmap(targetNulls, k);
+        if (k % 8 != 0) {
+            nullBitmap[k / 8] |= (byte) (0xFF << (k % 8)); // unused bits set, as pack_row leaves them
+        }
+        out.write(nullBitmap, 0, (k + 7) / 8);
         for (int j = 0; j < targets.size(); j++) {
             if (!targetPresent.get(j)) {
                 continue;
@@ -367,6 +371,15 @@ public final class RowsReshaper {
         s.clear(columns, bytes * 8);
         c.pos += bytes;
         return s;
+    }
+
+    /** A columns-present bitmap; when every column is present, its unused bits set as servers write it. */
+    private static byte[] presentBitmap(BitSet bits, int n) {
+        byte[] out = bitmap(bits, n);
+        if (n % 8 != 0 && bits.cardinality() == n) {
+            out[n / 8] |= (byte) (0xFF << (n % 8));
+        }
+        return out;
     }
 
     private static byte[] bitmap(BitSet bits, int n) {
