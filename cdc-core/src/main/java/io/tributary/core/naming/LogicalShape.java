@@ -26,8 +26,10 @@ import java.util.Optional;
  * signed, unsigned to unsigned, unsigned to a wider signed one); a VARCHAR/VARBINARY or CHAR/BINARY to a longer
  * one of the same character set. Values of added columns: the column's literal default; without one, NULL where
  * the column allows it, else the implicit default a server gives a NOT NULL column without a default (0 for
- * integers, the empty string for character types). An added column of another type, or whose default is an
- * expression (evaluated by the server per row), cannot be supplied: a conflict.
+ * integers, the empty string for character types); the other types' values are {@link AddedValues}'s (DECIMAL,
+ * FLOAT, DOUBLE, dates and times, YEAR, ENUM, SET, TEXT/BLOB; NULL for TIMESTAMP, BIT, spatial). An added column of
+ * another type (JSON), a TIMESTAMP literal, or a default that is an expression (evaluated by the server per row)
+ * cannot be supplied: a conflict.
  *
  * <p>Stateless and thread-safe.
  */
