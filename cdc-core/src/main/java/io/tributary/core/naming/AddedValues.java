@@ -1,9 +1,9 @@
 package io.tributary.core.naming;
 
 import io.tributary.core.event.ColumnType;
+import io.tributary.core.event.rows.PackedDecimal;
 import io.tributary.core.schema.SchemaColumn;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.Charset;
@@ -32,7 +32,6 @@ final class AddedValues {
     record Storage(ColumnType type, int metadata) {
     }
 
-    private static final int[] DIG2BYTES = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
     private static final Pattern DATE = Pattern.compile("(\\d{4})-(\\d{2})-(\\d{2})");
     private static final Pattern DATETIME =
             Pattern.compile("(\\d{4})-(\\d{2})-(\\d{2})(?:[ T](\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d{1,6}))?)?");
@@ -176,43 +175,46 @@ final class AddedValues {
         }
     }
 
-    /** DECIMAL(p,s) in the server's binary format ({@code decimal2bin}): 9 digits per 4 bytes, sign in the top bit. */
+    /** DECIMAL(p,s) in the server's binary format ({@code decimal2bin}). */
     static byte[] decimal(String text, int precision, int scale) {
-        BigDecimal v;
         try {
-            v = new BigDecimal(text).setScale(scale, RoundingMode.HALF_UP);
+            return PackedDecimal.encode(new BigDecimal(text), precision, scale);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a number: " + text);
         }
-        String digits = v.unscaledValue().abs().toString();
-        if (digits.length() > precision) {
-            throw new IllegalArgumentException(text + " is out of range for decimal(" + precision + "," + scale + ")");
-        }
-        digits = "0".repeat(precision - digits.length()) + digits;
-        int intg = precision - scale;
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        int lead = intg % 9;
-        group(out, digits.substring(0, lead));
-        for (int i = lead; i < intg; i += 9) {
-            group(out, digits.substring(i, i + 9));
-        }
-        for (int i = intg; i < precision; i += 9) {
-            group(out, digits.substring(i, Math.min(i + 9, precision)));
-        }
-        byte[] b = out.toByteArray();
-        if (v.signum() < 0) {
-            for (int i = 0; i < b.length; i++) {
-                b[i] = (byte) ~b[i];
-            }
-        }
-        b[0] ^= (byte) 0x80;
-        return b;
     }
 
-    private static void group(java.io.ByteArrayOutputStream out, String digits) {
-        if (!digits.isEmpty()) {
-            out.writeBytes(bigEndian(Long.parseLong(digits), DIG2BYTES[digits.length()]));
+    /**
+     * Null when rows of {@code s} convert to {@code l} without loss (DECIMAL to one with at least as many integer
+     * and fraction digits, FLOAT to DOUBLE, DATETIME/TIMESTAMP to more fractional digits), else why not.
+     */
+    static String widening(SchemaColumn s, SchemaColumn l) {
+        Storage from = storage(s);
+        Storage to = storage(l);
+        String no = "no conversion between these types (converted: integer widening, longer VARCHAR/CHAR, DECIMAL"
+                + " to more digits, FLOAT to DOUBLE, DATETIME/TIMESTAMP to more fractional digits)";
+        if (from == null || to == null || s.unsigned() != l.unsigned()) {
+            return no;
         }
+        if (from.type() == ColumnType.FLOAT && to.type() == ColumnType.DOUBLE) {
+            return null;
+        }
+        if (from.type() != to.type()) {
+            return no;
+        }
+        return switch (from.type()) {
+            case NEWDECIMAL -> {
+                int p1 = from.metadata() >>> 8;
+                int s1 = from.metadata() & 0xFF;
+                int p2 = to.metadata() >>> 8;
+                int s2 = to.metadata() & 0xFF;
+                yield s2 >= s1 && p2 - s2 >= p1 - s1 ? null
+                        : "the logical DECIMAL has fewer integer or fraction digits: values of the shard may not fit";
+            }
+            case DATETIME2, TIMESTAMP2 -> to.metadata() >= from.metadata() ? null
+                    : "fewer fractional digits: values of the shard would be rounded";
+            default -> no;
+        };
     }
 
     private static byte[] withFraction(byte[] intPart, int micros, int fsp) {

@@ -24,7 +24,8 @@ import java.util.Optional;
  *
  * <p>Conversions: an integer type to one at least as wide (TINYINT to SMALLINT, MEDIUMINT, INT, BIGINT; signed to
  * signed, unsigned to unsigned, unsigned to a wider signed one); a VARCHAR/VARBINARY or CHAR/BINARY to a longer
- * one of the same character set. Values of added columns: the column's literal default; without one, NULL where
+ * one of the same character set; a DECIMAL to one with at least as many integer and fraction digits, FLOAT to
+ * DOUBLE, DATETIME(n)/TIMESTAMP(n) to more fractional digits ({@link AddedValues#widening}). Values of added columns: the column's literal default; without one, NULL where
  * the column allows it, else the implicit default a server gives a NOT NULL column without a default (0 for
  * integers, the empty string for character types); the other types' values are {@link AddedValues}'s (DECIMAL,
  * FLOAT, DOUBLE, dates and times, YEAR, ENUM, SET, TEXT/BLOB; NULL for TIMESTAMP, BIT, spatial). An added column of
@@ -84,8 +85,10 @@ public final class LogicalShape {
                 throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(s) + " -> "
                         + describe(l) + ": " + why);
             }
-            targets.add(new RowsReshaper.TargetColumn(new RowsReshaper.Widen(i, !s.unsigned()), type(l), metadata(l),
-                    l.nullable()));
+            ColumnType lt = type(l);
+            int lm = lt == null ? AddedValues.storage(l).metadata() : metadata(l);
+            lt = lt == null ? AddedValues.storage(l).type() : lt;
+            targets.add(new RowsReshaper.TargetColumn(new RowsReshaper.Widen(i, !s.unsigned()), lt, lm, l.nullable()));
             identity = false;
         }
         if (identity) {
@@ -149,8 +152,12 @@ public final class LogicalShape {
     private static String widening(SchemaColumn s, SchemaColumn l) {
         ColumnType from = type(s);
         ColumnType to = type(l);
+        if (from == null && to == null) {
+            return AddedValues.widening(s, l);
+        }
         if (from == null || to == null) {
-            return "no conversion between these types (converted: integer widening, longer VARCHAR/CHAR)";
+            return "no conversion between these types (converted: integer widening, longer VARCHAR/CHAR, DECIMAL to"
+                    + " more digits, FLOAT to DOUBLE, DATETIME/TIMESTAMP to more fractional digits)";
         }
         int fw = from.integerBytes();
         int tw = to.integerBytes();

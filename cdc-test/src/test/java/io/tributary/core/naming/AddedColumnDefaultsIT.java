@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * {@code o (id)} and, per column definition below, a table {@code t_k (id, c <definition>)}, each get a row with
  * only {@code id}; the row of {@code o} is rewritten into {@code t_k}'s shape and must equal, byte for byte, the
  * row event the server wrote for {@code t_k} (and its TABLE_MAP the server's column types, metadata, nullability).
+ * Likewise for a type widened (DECIMAL, FLOAT to DOUBLE, fractional seconds), against the server's own ALTER.
  */
 @WithShards(count = 1)
 class AddedColumnDefaultsIT {
@@ -106,21 +107,7 @@ class AddedColumnDefaultsIT {
         }
         Map<String, TableMapEvent> maps = new HashMap<>();
         Map<String, BinlogEvent> rows = new HashMap<>();
-        EmbeddedMariaDbShard shard = (EmbeddedMariaDbShard) cluster.shard(0);
-        try (var files = Files.list(shard.binlogDirectory())) {
-            for (var file : files.filter(f -> f.getFileName().toString().matches(".*\\.\\d{6}")).sorted().toList()) {
-                Map<Long, TableMapEvent> byId = new HashMap<>();
-                for (BinlogEventDecoder d = new BinlogEventDecoder(file.toString(), Files.readAllBytes(file)); d.hasNext(); ) {
-                    BinlogEvent e = d.next();
-                    if (e.body() instanceof TableMapEvent m && m.database().equals(DB)) {
-                        byId.put(m.tableId(), m);
-                        maps.put(m.table(), m);
-                    } else if (e.body() instanceof RowsEvent r && byId.containsKey(r.tableId())) {
-                        rows.put(byId.get(r.tableId()).table(), e);
-                    }
-                }
-            }
-        }
+        readBinlog(cluster, DB, maps, rows);
         SchemaTable from = shape(createTexts.get("o"));
         int compared = 0;
         for (int k = 0; k < SUPPLIED.size() + NEGATIVE.size(); k++) {
@@ -161,9 +148,103 @@ class AddedColumnDefaultsIT {
                 compared, REFUSED.size());
     }
 
+    /**
+     * A type change rolled out: rows of a shard still in the old type, rewritten, equal the row the server writes
+     * after {@code ALTER TABLE ... MODIFY} to the new type ({@code INSERT ... SELECT} of the altered value).
+     */
+    @Test
+    void shouldConvertAWidenedColumnAsTheServersAlterDoes(ShardCluster cluster) throws Exception {
+        String db = "widened";
+        List<String[]> cases = List.of(new String[] {"DECIMAL(10,2)", "DECIMAL(12,2)", "12345678.91"},
+                new String[] {"DECIMAL(10,2)", "DECIMAL(12,2)", "-3.5"},
+                new String[] {"DECIMAL(5,2)", "DECIMAL(20,6)", "-999.99"},
+                new String[] {"DECIMAL(9,0)", "DECIMAL(18,0)", "123456789"},
+                new String[] {"DECIMAL(30,10)", "DECIMAL(40,12)", "-12345678901234567890.0123456789"},
+                new String[] {"FLOAT", "DOUBLE", "1.1"}, new String[] {"FLOAT", "DOUBLE", "-3.4e38"},
+                new String[] {"DATETIME", "DATETIME(3)", "'2021-03-04 05:06:07'"},
+                new String[] {"DATETIME(2)", "DATETIME(6)", "'2021-03-04 05:06:07.12'"},
+                new String[] {"DATETIME(3)", "DATETIME(4)", "'1999-12-31 23:59:59.123'"},
+                new String[] {"TIMESTAMP(1) NULL", "TIMESTAMP(5) NULL", "'2021-03-04 05:06:07.1'"});
+        Map<String, String> createTexts = new HashMap<>();
+        try (Connection c = cluster.info(0).openAdminConnection(); Statement s = c.createStatement()) {
+            s.execute("SET SESSION time_zone = '+00:00'");
+            s.execute("CREATE DATABASE " + db);
+            for (int k = 0; k < cases.size(); k++) {
+                String[] t = cases.get(k);
+                for (String table : new String[] {"a_" + k, "b_" + k}) {
+                    s.execute("CREATE TABLE " + db + "." + table + " (id INT NOT NULL, c " + t[0] + ")");
+                }
+                s.execute("INSERT INTO " + db + ".a_" + k + " VALUES (1, " + t[2] + ")");
+                s.execute("INSERT INTO " + db + ".b_" + k + " VALUES (2, " + t[2] + ")");
+                s.execute("ALTER TABLE " + db + ".b_" + k + " MODIFY c " + t[1]);
+                s.execute("INSERT INTO " + db + ".b_" + k + " SELECT 1, c FROM " + db + ".b_" + k + " WHERE id = 2");
+            }
+            for (String table : tables(s, db)) {
+                try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
+                    rs.next();
+                    createTexts.put(table, rs.getString(2));
+                }
+            }
+        }
+        Map<String, TableMapEvent> maps = new HashMap<>();
+        Map<String, BinlogEvent> rows = new HashMap<>();
+        readBinlog(cluster, db, maps, rows);
+        for (int k = 0; k < cases.size(); k++) {
+            String what = String.join(" -> ", cases.get(k));
+            SchemaTable from = shape(createTexts.get("a_" + k));
+            SchemaTable to = shape(createTexts.get("b_" + k));
+            RowsReshaper r = LogicalShape.plan("s0", db + ".a_" + k, maps.get("a_" + k), from, to).orElseThrow();
+            TableMapEvent server = maps.get("b_" + k);
+            assertThat(r.targetMap().columnTypes()).as(what + ": TABLE_MAP types").isEqualTo(server.columnTypes());
+            assertThat(r.targetMap().metadata()).as(what + ": TABLE_MAP metadata").isEqualTo(server.metadata());
+            byte[] ours = r.rows(rows.get("a_" + k)).rawBytes();
+            byte[] theirs = rows.get("b_" + k).rawBytes();
+            assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length))).as(what + ": row event after the table id")
+                    .isEqualTo(hex(Arrays.copyOfRange(theirs, 25, theirs.length - 4)));
+        }
+        for (String[] narrowing : new String[][] {{"c decimal(10,2)", "c decimal(10,3)"}, {"c double", "c float"},
+                {"c datetime(3)", "c datetime(2)"}, {"c decimal(10,2)", "c decimal(10,2) unsigned"}}) {
+            SchemaTable from = shape("CREATE TABLE x (" + narrowing[0] + ")");
+            SchemaTable to = shape("CREATE TABLE x (" + narrowing[1] + ")");
+            TableMapEvent map = new TableMapEvent(1, 1, db, "x", List.of(storageOf(from)), List.of(
+                    AddedValues.storage(from.columns().get(0)).metadata()), new java.util.BitSet(),
+                    io.tributary.core.event.TableMapOptionalMetadata.EMPTY);
+            assertThatThrownBy(() -> LogicalShape.plan("s0", db + ".x", map, from, to)).as(String.join(" -> ", narrowing))
+                    .isInstanceOf(ShapeConflictException.class).hasMessageContaining("column `c`");
+        }
+        System.out.printf("widened columns: %d type changes equal to the server's ALTER, byte for byte%n", cases.size());
+    }
+
+    private static io.tributary.core.event.ColumnType storageOf(SchemaTable t) {
+        return AddedValues.storage(t.columns().get(0)).type();
+    }
+
+    private static void readBinlog(ShardCluster cluster, String db, Map<String, TableMapEvent> maps,
+            Map<String, BinlogEvent> rows) throws Exception {
+        EmbeddedMariaDbShard shard = (EmbeddedMariaDbShard) cluster.shard(0);
+        try (var files = Files.list(shard.binlogDirectory())) {
+            for (var file : files.filter(f -> f.getFileName().toString().matches(".*\\.\\d{6}")).sorted().toList()) {
+                Map<Long, TableMapEvent> byId = new HashMap<>();
+                for (BinlogEventDecoder d = new BinlogEventDecoder(file.toString(), Files.readAllBytes(file)); d.hasNext(); ) {
+                    BinlogEvent e = d.next();
+                    if (e.body() instanceof TableMapEvent m && m.database().equals(db)) {
+                        byId.put(m.tableId(), m);
+                        maps.put(m.table(), m);
+                    } else if (e.body() instanceof RowsEvent r && byId.containsKey(r.tableId())) {
+                        rows.put(byId.get(r.tableId()).table(), e);
+                    }
+                }
+            }
+        }
+    }
+
     private static List<String> tables(Statement s) throws SQLException {
+        return tables(s, DB);
+    }
+
+    private static List<String> tables(Statement s, String db) throws SQLException {
         List<String> out = new java.util.ArrayList<>();
-        try (ResultSet rs = s.executeQuery("SHOW TABLES FROM " + DB)) {
+        try (ResultSet rs = s.executeQuery("SHOW TABLES FROM " + db)) {
             while (rs.next()) {
                 out.add(rs.getString(1));
             }
