@@ -24,10 +24,13 @@ import java.util.Optional;
  *
  * <p>Conversions: an integer type to one at least as wide (TINYINT to SMALLINT, MEDIUMINT, INT, BIGINT; signed to
  * signed, unsigned to unsigned, unsigned to a wider signed one); a VARCHAR/VARBINARY or CHAR/BINARY to a longer
- * one of the same character set. Values of added columns: the column's literal default; without one, NULL where
+ * one of the same character set; a DECIMAL to one with at least as many integer and fraction digits, FLOAT to
+ * DOUBLE, DATETIME(n)/TIMESTAMP(n) to more fractional digits ({@link AddedValues#widening}). Values of added columns: the column's literal default; without one, NULL where
  * the column allows it, else the implicit default a server gives a NOT NULL column without a default (0 for
- * integers, the empty string for character types). An added column of another type, or whose default is an
- * expression (evaluated by the server per row), cannot be supplied: a conflict.
+ * integers, the empty string for character types); the other types' values are {@link AddedValues}'s (DECIMAL,
+ * FLOAT, DOUBLE, dates and times, YEAR, ENUM, SET, TEXT/BLOB; NULL for TIMESTAMP, BIT, spatial). An added column of
+ * another type (JSON), a TIMESTAMP literal, or a default that is an expression (evaluated by the server per row)
+ * cannot be supplied: a conflict.
  *
  * <p>Stateless and thread-safe.
  */
@@ -82,8 +85,10 @@ public final class LogicalShape {
                 throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(s) + " -> "
                         + describe(l) + ": " + why);
             }
-            targets.add(new RowsReshaper.TargetColumn(new RowsReshaper.Widen(i, !s.unsigned()), type(l), metadata(l),
-                    l.nullable()));
+            ColumnType lt = type(l);
+            int lm = lt == null ? AddedValues.storage(l).metadata() : metadata(l);
+            lt = lt == null ? AddedValues.storage(l).type() : lt;
+            targets.add(new RowsReshaper.TargetColumn(new RowsReshaper.Widen(i, !s.unsigned()), lt, lm, l.nullable()));
             identity = false;
         }
         if (identity) {
@@ -147,8 +152,12 @@ public final class LogicalShape {
     private static String widening(SchemaColumn s, SchemaColumn l) {
         ColumnType from = type(s);
         ColumnType to = type(l);
+        if (from == null && to == null) {
+            return AddedValues.widening(s, l);
+        }
         if (from == null || to == null) {
-            return "no conversion between these types (converted: integer widening, longer VARCHAR/CHAR)";
+            return "no conversion between these types (converted: integer widening, longer VARCHAR/CHAR, DECIMAL to"
+                    + " more digits, FLOAT to DOUBLE, DATETIME/TIMESTAMP to more fractional digits)";
         }
         int fw = from.integerBytes();
         int tw = to.integerBytes();
@@ -225,22 +234,42 @@ public final class LogicalShape {
                     + " default is an expression (" + d.text() + "), which the server evaluates per row");
         }
         ColumnType t = type(l);
-        if (t == null) {
-            throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the shard's"
-                    + " table, and a value of its type cannot be supplied (supplied: integer, VARCHAR and CHAR defaults)");
-        }
-        byte[] bytes;
-        if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
-            bytes = l.nullable() ? null : value(l, t, t.integerBytes() > 0 ? "0" : "");
-        } else {
-            try {
-                bytes = value(l, t, d.text());
-            } catch (IllegalArgumentException e) {
-                throw conflict(shard, physical, from, to, "column `" + l.name() + "`: its default " + d.text()
-                        + " cannot be written: " + e.getMessage());
+        if (t != null) {
+            byte[] bytes;
+            if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
+                bytes = l.nullable() ? null : value(l, t, t.integerBytes() > 0 ? "0" : "");
+            } else {
+                try {
+                    bytes = value(l, t, d.text());
+                } catch (IllegalArgumentException e) {
+                    throw conflict(shard, physical, from, to, "column `" + l.name() + "`: its default " + d.text()
+                            + " cannot be written: " + e.getMessage());
+                }
             }
+            return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), t, metadata(l), l.nullable());
         }
-        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), t, metadata(l), l.nullable());
+        AddedValues.Storage storage;
+        byte[] bytes;
+        try {
+            storage = AddedValues.storage(l);
+            if (storage == null) {
+                throw new IllegalArgumentException("a value of its type cannot be supplied (supplied: integer, VARCHAR,"
+                        + " CHAR, DECIMAL, FLOAT, DOUBLE, DATE, DATETIME, TIME, YEAR, ENUM, SET, TEXT and BLOB defaults;"
+                        + " TIMESTAMP only NULL or zero; BIT and spatial types only NULL; not JSON, which MariaDB shards write as LONGTEXT"
+                        + " and MySQL shards as binary JSON)");
+            }
+            if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
+                bytes = l.nullable() ? null : AddedValues.implicit(l, storage, charset(l));
+            } else {
+                bytes = AddedValues.value(l, storage, d.text(), charset(l));
+            }
+        } catch (IllegalArgumentException e) {
+            throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the"
+                    + " shard's table, and " + (d == null || d.kind() != ColumnDefault.Kind.LITERAL ? ""
+                    : "its default " + d.text() + " cannot be written: ") + e.getMessage());
+        }
+        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), storage.type(), storage.metadata(),
+                l.nullable());
     }
 
     /** A value in a column's storage format (integer: little-endian; string: length prefix and bytes). */
@@ -281,7 +310,7 @@ public final class LogicalShape {
         return out;
     }
 
-    private static Charset charset(SchemaColumn c) {
+    static Charset charset(SchemaColumn c) {
         if (c.charset() == null) {
             return StandardCharsets.ISO_8859_1;
         }

@@ -122,8 +122,13 @@ class LogicalShapeTest {
                 .hasMessageContaining("no conversion between these types");
         assertThatThrownBy(() -> plan(table("c int"), table("c int, t timestamp NOT NULL DEFAULT current_timestamp()")))
                 .isInstanceOf(ShapeConflictException.class).hasMessageContaining("default is an expression");
-        assertThatThrownBy(() -> plan(table("c int"), table("c int, d date"))).isInstanceOf(ShapeConflictException.class)
-                .hasMessageContaining("a value of its type cannot be supplied");
+        assertThatThrownBy(() -> plan(table("c int"), table("c int, d float(7,2)")))
+                .isInstanceOf(ShapeConflictException.class).hasMessageContaining("a value of its type cannot be supplied");
+        assertThatThrownBy(() -> plan(table("c int"), table("c int, d timestamp NULL DEFAULT '2020-01-01 00:00:00'")))
+                .isInstanceOf(ShapeConflictException.class).hasMessageContaining("column `d`")
+                .hasMessageContaining("time zone of the session that ran the DDL");
+        assertThatThrownBy(() -> plan(table("c int"), table("c int, d enum('a','b') DEFAULT 'z'")))
+                .isInstanceOf(ShapeConflictException.class).hasMessageContaining("'z' is not a member of 'a','b'");
     }
 
     @Test

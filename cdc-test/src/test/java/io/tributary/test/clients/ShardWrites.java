@@ -115,6 +115,17 @@ final class ShardWrites {
         int row = 0;
         for (int step = 0; step < ddl.length; step++) {
             for (int altered = 0; altered < 2; altered++) {
+                if (step > 0 && altered == 0) {
+                    // shard 1's last row precedes shard 0's next DDL in real time, but within one heartbeat window
+                    // of whole-second MariaDB timestamps the global order puts shard 0 first (invariant 4): wait
+                    // for a heartbeat cut (at most cdc.heartbeat.idleInterval, 1 s) so the expected shape holds
+                    try {
+                        Thread.sleep(1_500);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(e);
+                    }
+                }
                 try (Connection c = shards.info(altered).openAdminConnection(); Statement st = c.createStatement()) {
                     st.execute("ALTER TABLE " + db + "_" + altered + ".orders " + ddl[step]);
                 }

@@ -105,4 +105,45 @@ public final class PackedDecimal {
 
     private static final long[] POW10 = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
         100_000_000L, 1_000_000_000L};
+
+    /**
+     * Encodes one value, rounded half up to {@code scale} digits ({@code decimal2bin}).
+     *
+     * @throws IllegalArgumentException when it has more than {@code precision - scale} integer digits
+     */
+    public static byte[] encode(BigDecimal value, int precision, int scale) {
+        BigDecimal v = value.setScale(scale, java.math.RoundingMode.HALF_UP);
+        String digits = v.unscaledValue().abs().toString();
+        if (digits.length() > precision) {
+            throw new IllegalArgumentException(value + " is out of range for decimal(" + precision + "," + scale + ")");
+        }
+        digits = "0".repeat(precision - digits.length()) + digits;
+        int intg = precision - scale;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        int lead = intg % DIGITS_PER_GROUP;
+        group(out, digits.substring(0, lead));
+        for (int i = lead; i < intg; i += DIGITS_PER_GROUP) {
+            group(out, digits.substring(i, i + DIGITS_PER_GROUP));
+        }
+        for (int i = intg; i < precision; i += DIGITS_PER_GROUP) {
+            group(out, digits.substring(i, Math.min(i + DIGITS_PER_GROUP, precision)));
+        }
+        byte[] b = out.toByteArray();
+        if (v.signum() < 0) {
+            for (int i = 0; i < b.length; i++) {
+                b[i] = (byte) ~b[i];
+            }
+        }
+        b[0] ^= (byte) 0x80;
+        return b;
+    }
+
+    private static void group(java.io.ByteArrayOutputStream out, String digits) {
+        if (!digits.isEmpty()) {
+            long v = Long.parseLong(digits);
+            for (int i = DIG2BYTES[digits.length()] - 1; i >= 0; i--) {
+                out.write((int) (v >>> (8 * i)));
+            }
+        }
+    }
 }

@@ -45,7 +45,8 @@ public final class RowsReshaper {
 
     /**
      * The source column's value re-encoded in the target type: an integer extended (sign-extended when
-     * {@code signed}), a VARCHAR/CHAR value with the target's length prefix.
+     * {@code signed}), a VARCHAR/CHAR value with the target's length prefix, a DECIMAL with the target's precision
+     * and scale, a FLOAT as a DOUBLE, a DATETIME2/TIMESTAMP2 with the target's fractional digits.
      */
     public record Widen(int source, boolean signed) implements Value {
     }
@@ -134,7 +135,13 @@ public final class RowsReshaper {
                 || (from == ColumnType.VARCHAR || from == ColumnType.VAR_STRING) && to == ColumnType.VARCHAR
                         && t.metadata() >= source.metadata().get(i)
                 || from == ColumnType.STRING && to == ColumnType.STRING && ColumnDefinition.of(to, t.metadata())
-                        .stringLength() >= ColumnDefinition.of(from, source.metadata().get(i)).stringLength();
+                        .stringLength() >= ColumnDefinition.of(from, source.metadata().get(i)).stringLength()
+                || from == ColumnType.FLOAT && to == ColumnType.DOUBLE
+                || (from == ColumnType.DATETIME2 || from == ColumnType.TIMESTAMP2) && to == from
+                        && t.metadata() >= source.metadata().get(i)
+                || from == ColumnType.NEWDECIMAL && to == from && (t.metadata() & 0xFF) >= (source.metadata().get(i) & 0xFF)
+                        && (t.metadata() >>> 8) - (t.metadata() & 0xFF)
+                                >= (source.metadata().get(i) >>> 8) - (source.metadata().get(i) & 0xFF);
         if (!ok) {
             throw new IllegalArgumentException("target column " + j + ": cannot widen " + from + "(metadata "
                     + source.metadata().get(i) + ") to " + to + "(metadata " + t.metadata() + ")");
@@ -230,9 +237,9 @@ public final class RowsReshaper {
         packed(out, targets.size());
         int bitmapsAt = out.size();
         int targetBitmapBytes = (targets.size() + 7) / 8;
-        out.write(bitmap(targetPresent, targets.size()), 0, targetBitmapBytes);
+        out.write(presentBitmap(targetPresent, targets.size()), 0, targetBitmapBytes);
         if (targetAfter != null) {
-            out.write(bitmap(targetAfter, targets.size()), 0, targetBitmapBytes);
+            out.write(presentBitmap(targetAfter, targets.size()), 0, targetBitmapBytes);
         }
         while (c.pos < c.end) {
             int rowStart = c.pos;
@@ -311,7 +318,11 @@ public final class RowsReshaper {
                     : v instanceof Widen w ? start[w.source()] < 0 : ((Constant) v).bytes == null;
             targetNulls.set(k++, isNull);
         }
-        out.write(bitmap(targetNulls, k), 0, (k + 7) / 8);
+        byte[] nullBitmap = bitmap(targetNulls, k);
+        if (k % 8 != 0) {
+            nullBitmap[k / 8] |= (byte) (0xFF << (k % 8)); // unused bits set, as pack_row leaves them
+        }
+        out.write(nullBitmap, 0, (k + 7) / 8);
         for (int j = 0; j < targets.size(); j++) {
             if (!targetPresent.get(j)) {
                 continue;
@@ -346,14 +357,52 @@ public final class RowsReshaper {
             }
             return;
         }
-        int sourcePrefix = lengthPrefix(type, source.metadata().get(w.source()));
+        int meta = source.metadata().get(w.source());
+        switch (type) {
+            case FLOAT -> {
+                float f = Float.intBitsToFloat((b[from] & 0xFF) | (b[from + 1] & 0xFF) << 8 | (b[from + 2] & 0xFF) << 16
+                        | (b[from + 3] & 0xFF) << 24);
+                le(out, Double.doubleToRawLongBits(f), 8);
+                return;
+            }
+            case NEWDECIMAL -> {
+                byte[] v = PackedDecimal.encode(PackedDecimal.decode(b, from, meta >>> 8, meta & 0xFF),
+                        t.metadata() >>> 8, t.metadata() & 0xFF);
+                out.write(v, 0, v.length);
+                return;
+            }
+            case DATETIME2, TIMESTAMP2 -> {
+                int intBytes = type == ColumnType.DATETIME2 ? 5 : 4;
+                out.write(b, from, intBytes);
+                int micros = fraction(b, from + intBytes, meta);
+                int n = (t.metadata() + 1) / 2;
+                long frac = n == 1 ? micros / 10000 : n == 2 ? micros / 100 : micros;
+                for (int i = n - 1; i >= 0; i--) {
+                    out.write((int) (frac >>> (8 * i)));
+                }
+                return;
+            }
+            default -> {
+            }
+        }
+        int sourcePrefix = lengthPrefix(type, meta);
         int targetPrefix = lengthPrefix(t.type(), t.metadata());
         int length = to - from - sourcePrefix;
         le(out, length, targetPrefix);
         out.write(b, from + sourcePrefix, length);
     }
 
-    /** Bytes of the length prefix of a VARCHAR or CHAR value. */
+    /** Microseconds of the fraction of a DATETIME2/TIMESTAMP2 value of {@code fsp} digits at {@code at}. */
+    private static int fraction(byte[] b, int at, int fsp) {
+        int n = (fsp + 1) / 2;
+        int v = 0;
+        for (int i = 0; i < n; i++) {
+            v = v << 8 | (b[at + i] & 0xFF);
+        }
+        return n == 1 ? v * 10000 : n == 2 ? v * 100 : v;
+    }
+
+        /** Bytes of the length prefix of a VARCHAR or CHAR value. */
     private static int lengthPrefix(ColumnType type, int metadata) {
         int max = type == ColumnType.STRING ? ColumnDefinition.of(type, metadata).stringLength() : metadata;
         return max > 255 ? 2 : 1;
@@ -367,6 +416,15 @@ public final class RowsReshaper {
         s.clear(columns, bytes * 8);
         c.pos += bytes;
         return s;
+    }
+
+    /** A columns-present bitmap; when every column is present, its unused bits set as servers write it. */
+    private static byte[] presentBitmap(BitSet bits, int n) {
+        byte[] out = bitmap(bits, n);
+        if (n % 8 != 0 && bits.cardinality() == n) {
+            out[n / 8] |= (byte) (0xFF << (n % 8));
+        }
+        return out;
     }
 
     private static byte[] bitmap(BitSet bits, int n) {

@@ -1,0 +1,263 @@
+package io.tributary.core.naming;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tributary.core.event.BinlogEvent;
+import io.tributary.core.event.BinlogEventDecoder;
+import io.tributary.core.event.BinlogFlavor;
+import io.tributary.core.event.RowsEvent;
+import io.tributary.core.event.TableMapEvent;
+import io.tributary.core.event.rows.RowsReshaper;
+import io.tributary.core.schema.ColumnDefault;
+import io.tributary.core.schema.LogicalSchema;
+import io.tributary.core.schema.SchemaColumn;
+import io.tributary.core.schema.SchemaDdl;
+import io.tributary.core.schema.SchemaTable;
+import io.tributary.test.junit.WithShards;
+import io.tributary.test.shard.EmbeddedMariaDbShard;
+import io.tributary.test.shard.ShardCluster;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 16: the value {@link LogicalShape} supplies for a column added by a DDL that a shard has not run yet is the
+ * value the server itself writes for a row inserted without that column. On a live MariaDB shard, a table
+ * {@code o (id)} and, per column definition below, a table {@code t_k (id, c <definition>)}, each get a row with
+ * only {@code id}; the row of {@code o} is rewritten into {@code t_k}'s shape and must equal, byte for byte, the
+ * row event the server wrote for {@code t_k} (and its TABLE_MAP the server's column types, metadata, nullability).
+ * Likewise for a type widened (DECIMAL, FLOAT to DOUBLE, fractional seconds), against the server's own ALTER.
+ */
+@WithShards(count = 1)
+class AddedColumnDefaultsIT {
+
+    private static final String DB = "added_defaults";
+
+    /** Column definitions whose value is supplied. */
+    private static final List<String> SUPPLIED = List.of(
+            "DATE DEFAULT '2021-03-04'", "DATE NOT NULL", "DATE DEFAULT NULL",
+            "DATETIME DEFAULT '2021-03-04 05:06:07'", "DATETIME(2) DEFAULT '1999-12-31 23:59:59.99'",
+            "DATETIME(3) DEFAULT '2021-03-04 05:06:07.891'", "DATETIME(6) NOT NULL DEFAULT '1000-01-01 00:00:00.000001'",
+            "DATETIME(4) NOT NULL",
+            "TIMESTAMP(3) NULL DEFAULT NULL", "TIMESTAMP NOT NULL DEFAULT '0000-00-00 00:00:00'",
+            "TIME DEFAULT '12:34:56'", "TIME(1) DEFAULT '01:02:03.4'", "TIME(4) DEFAULT '838:59:59.9999'",
+            "TIME(6) DEFAULT '100:00:00.000123'", "TIME NOT NULL",
+            "DECIMAL(10,2) DEFAULT 12345678.91", "DECIMAL(5,0) DEFAULT 0",
+            "DECIMAL(30,12) DEFAULT 123456789012345678.123456789012", "DECIMAL(65,30) DEFAULT 1.000000000000000000000000000001",
+            "DECIMAL(4,4) NOT NULL", "DECIMAL(12,3) DEFAULT NULL",
+            "FLOAT DEFAULT 1.1", "FLOAT DEFAULT 3.4e38", "DOUBLE DEFAULT 2.5e-7", "DOUBLE DEFAULT 0.1", "FLOAT NOT NULL",
+            "DOUBLE NOT NULL",
+            "YEAR DEFAULT 2024", "YEAR DEFAULT 1901", "YEAR NOT NULL",
+            "ENUM('small','medium','large') DEFAULT 'medium'", "ENUM('a','b') NOT NULL",
+            "ENUM('it''s','x') DEFAULT 'it''s'",
+            "SET('red','green','blue') DEFAULT 'red,blue'", "SET('x','y') NOT NULL", "SET('a','b') DEFAULT ''",
+            "TEXT", "TEXT NOT NULL", "TEXT DEFAULT 'h\u00e9llo'", "TINYTEXT NOT NULL", "MEDIUMTEXT DEFAULT 'x'",
+            "LONGTEXT DEFAULT 'long'", "BLOB NOT NULL", "TINYBLOB DEFAULT 'b'", "MEDIUMBLOB", "LONGBLOB NOT NULL",
+            "BIT(3) DEFAULT NULL", "GEOMETRY DEFAULT NULL");
+
+    /**
+     * Negative defaults, which the schema parser does not read back from SHOW CREATE TABLE ({@code DEFAULT -3.50}):
+     * the server's bytes are those of a row inserted with the value, the default is set on the parsed shape.
+     */
+    private static final List<String[]> NEGATIVE = List.of(new String[] {"DECIMAL(10,2)", "-3.50"},
+            new String[] {"DECIMAL(65,30)", "-1.000000000000000000000000000001"}, new String[] {"DECIMAL(9,0)", "-7"},
+            new String[] {"FLOAT", "-3.4e38"}, new String[] {"DOUBLE", "-2.5e-7"});
+
+    /** Column definitions whose value cannot be known to the rewrite: the plan must refuse them. */
+    private static final Map<String, String> REFUSED = Map.of(
+            "TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP", "default is an expression",
+            "DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3)", "default is an expression",
+            "TIMESTAMP NULL DEFAULT '2020-01-01 00:00:00'", "time zone",
+            "BIT(3) DEFAULT b'101'", "(b'101')",
+            "JSON", "a value of its type cannot be supplied");
+
+    @Test
+    void shouldSupplyTheBytesTheServerWritesForAColumnMissingFromAnInsert(ShardCluster cluster) throws Exception {
+        Map<String, String> createTexts = new HashMap<>();
+        try (Connection c = cluster.info(0).openAdminConnection(); Statement s = c.createStatement()) {
+            s.execute("SET SESSION sql_mode = ''"); // implicit defaults of NOT NULL columns, as an ALTER gives old rows
+            s.execute("SET SESSION time_zone = '+00:00'");
+            s.execute("CREATE DATABASE " + DB + " CHARACTER SET utf8mb4");
+            s.execute("CREATE TABLE " + DB + ".o (id INT NOT NULL)");
+            s.execute("INSERT INTO " + DB + ".o (id) VALUES (1)");
+            for (int k = 0; k < SUPPLIED.size() + REFUSED.size(); k++) {
+                String def = k < SUPPLIED.size() ? SUPPLIED.get(k) : List.copyOf(REFUSED.keySet()).get(k - SUPPLIED.size());
+                s.execute("CREATE TABLE " + DB + ".t_" + k + " (id INT NOT NULL, c " + def + ")");
+                s.execute("INSERT INTO " + DB + ".t_" + k + " (id) VALUES (1)");
+            }
+            for (int k = 0; k < NEGATIVE.size(); k++) {
+                s.execute("CREATE TABLE " + DB + ".n_" + k + " (id INT NOT NULL, c " + NEGATIVE.get(k)[0] + ")");
+                s.execute("INSERT INTO " + DB + ".n_" + k + " (id, c) VALUES (1, " + NEGATIVE.get(k)[1] + ")");
+            }
+            for (String table : tables(s)) {
+                try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + DB + "." + table)) {
+                    rs.next();
+                    createTexts.put(table, rs.getString(2));
+                }
+            }
+        }
+        Map<String, TableMapEvent> maps = new HashMap<>();
+        Map<String, BinlogEvent> rows = new HashMap<>();
+        readBinlog(cluster, DB, maps, rows);
+        SchemaTable from = shape(createTexts.get("o"));
+        int compared = 0;
+        for (int k = 0; k < SUPPLIED.size() + NEGATIVE.size(); k++) {
+            boolean negative = k >= SUPPLIED.size();
+            String table = negative ? "n_" + (k - SUPPLIED.size()) : "t_" + k;
+            String what = "c " + (negative ? String.join(" DEFAULT ", NEGATIVE.get(k - SUPPLIED.size()))
+                    : SUPPLIED.get(k)) + " (" + createTexts.get(table).replaceAll("\\s+", " ") + ")";
+            SchemaTable to = shape(createTexts.get(table));
+            if (negative) {
+                SchemaColumn c = to.columns().get(1).withDefault(ColumnDefault.literal(NEGATIVE.get(k - SUPPLIED.size())[1]));
+                to = new SchemaTable(to.name(), List.of(to.columns().get(0), c), to.indexes(), to.engine(), to.charset(),
+                        to.collation(), to.comment(), to.options());
+            }
+            RowsReshaper r = LogicalShape.plan("s0", DB + ".o", maps.get("o"), from, to).orElseThrow();
+            TableMapEvent server = maps.get(table);
+            assertThat(r.targetMap().columnTypes()).as(what + ": TABLE_MAP types").isEqualTo(server.columnTypes());
+            assertThat(r.targetMap().metadata()).as(what + ": TABLE_MAP metadata").isEqualTo(server.metadata());
+            assertThat(r.targetMap().nullable()).as(what + ": TABLE_MAP nullability").isEqualTo(server.nullable());
+            byte[] ours = r.rows(rows.get("o")).rawBytes();
+            byte[] theirs = rows.get(table).rawBytes();
+            // after the header (19 bytes) and the 6-byte table id: flags, column count, bitmaps and the row image;
+            // the server's event ends with its CRC32 checksum, the rewritten one has none
+            assertThat(theirs.length - ours.length).as(what + ": length of the server's event less the rewritten one's")
+                    .isEqualTo(4);
+            assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length))).as(what + ": row event after the table id")
+                    .isEqualTo(hex(Arrays.copyOfRange(theirs, 25, theirs.length - 4)));
+            compared++;
+        }
+        int k = SUPPLIED.size();
+        for (Map.Entry<String, String> refused : REFUSED.entrySet()) {
+            SchemaTable to = shape(createTexts.get("t_" + k++));
+            assertThatThrownBy(() -> LogicalShape.plan("s0", DB + ".o", maps.get("o"), from, to))
+                    .as("c " + refused.getKey()).isInstanceOf(ShapeConflictException.class)
+                    .hasMessageContaining("column `c`").hasMessageContaining(refused.getValue());
+        }
+        assertThat(compared).isEqualTo(SUPPLIED.size() + NEGATIVE.size());
+        System.out.printf("added-column defaults: %d column definitions equal to the server's row bytes, %d refused%n",
+                compared, REFUSED.size());
+    }
+
+    /**
+     * A type change rolled out: rows of a shard still in the old type, rewritten, equal the row the server writes
+     * after {@code ALTER TABLE ... MODIFY} to the new type ({@code INSERT ... SELECT} of the altered value).
+     */
+    @Test
+    void shouldConvertAWidenedColumnAsTheServersAlterDoes(ShardCluster cluster) throws Exception {
+        String db = "widened";
+        List<String[]> cases = List.of(new String[] {"DECIMAL(10,2)", "DECIMAL(12,2)", "12345678.91"},
+                new String[] {"DECIMAL(10,2)", "DECIMAL(12,2)", "-3.5"},
+                new String[] {"DECIMAL(5,2)", "DECIMAL(20,6)", "-999.99"},
+                new String[] {"DECIMAL(9,0)", "DECIMAL(18,0)", "123456789"},
+                new String[] {"DECIMAL(30,10)", "DECIMAL(40,12)", "-12345678901234567890.0123456789"},
+                new String[] {"FLOAT", "DOUBLE", "1.1"}, new String[] {"FLOAT", "DOUBLE", "-3.4e38"},
+                new String[] {"DATETIME", "DATETIME(3)", "'2021-03-04 05:06:07'"},
+                new String[] {"DATETIME(2)", "DATETIME(6)", "'2021-03-04 05:06:07.12'"},
+                new String[] {"DATETIME(3)", "DATETIME(4)", "'1999-12-31 23:59:59.123'"},
+                new String[] {"TIMESTAMP(1) NULL", "TIMESTAMP(5) NULL", "'2021-03-04 05:06:07.1'"});
+        Map<String, String> createTexts = new HashMap<>();
+        try (Connection c = cluster.info(0).openAdminConnection(); Statement s = c.createStatement()) {
+            s.execute("SET SESSION time_zone = '+00:00'");
+            s.execute("CREATE DATABASE " + db);
+            for (int k = 0; k < cases.size(); k++) {
+                String[] t = cases.get(k);
+                for (String table : new String[] {"a_" + k, "b_" + k}) {
+                    s.execute("CREATE TABLE " + db + "." + table + " (id INT NOT NULL, c " + t[0] + ")");
+                }
+                s.execute("INSERT INTO " + db + ".a_" + k + " VALUES (1, " + t[2] + ")");
+                s.execute("INSERT INTO " + db + ".b_" + k + " VALUES (2, " + t[2] + ")");
+                s.execute("ALTER TABLE " + db + ".b_" + k + " MODIFY c " + t[1]);
+                s.execute("INSERT INTO " + db + ".b_" + k + " SELECT 1, c FROM " + db + ".b_" + k + " WHERE id = 2");
+            }
+            for (String table : tables(s, db)) {
+                try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
+                    rs.next();
+                    createTexts.put(table, rs.getString(2));
+                }
+            }
+        }
+        Map<String, TableMapEvent> maps = new HashMap<>();
+        Map<String, BinlogEvent> rows = new HashMap<>();
+        readBinlog(cluster, db, maps, rows);
+        for (int k = 0; k < cases.size(); k++) {
+            String what = String.join(" -> ", cases.get(k));
+            SchemaTable from = shape(createTexts.get("a_" + k));
+            SchemaTable to = shape(createTexts.get("b_" + k));
+            RowsReshaper r = LogicalShape.plan("s0", db + ".a_" + k, maps.get("a_" + k), from, to).orElseThrow();
+            TableMapEvent server = maps.get("b_" + k);
+            assertThat(r.targetMap().columnTypes()).as(what + ": TABLE_MAP types").isEqualTo(server.columnTypes());
+            assertThat(r.targetMap().metadata()).as(what + ": TABLE_MAP metadata").isEqualTo(server.metadata());
+            byte[] ours = r.rows(rows.get("a_" + k)).rawBytes();
+            byte[] theirs = rows.get("b_" + k).rawBytes();
+            assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length))).as(what + ": row event after the table id")
+                    .isEqualTo(hex(Arrays.copyOfRange(theirs, 25, theirs.length - 4)));
+        }
+        for (String[] narrowing : new String[][] {{"c decimal(10,2)", "c decimal(10,3)"}, {"c double", "c float"},
+                {"c datetime(3)", "c datetime(2)"}, {"c decimal(10,2)", "c decimal(10,2) unsigned"}}) {
+            SchemaTable from = shape("CREATE TABLE x (" + narrowing[0] + ")");
+            SchemaTable to = shape("CREATE TABLE x (" + narrowing[1] + ")");
+            TableMapEvent map = new TableMapEvent(1, 1, db, "x", List.of(storageOf(from)), List.of(
+                    AddedValues.storage(from.columns().get(0)).metadata()), new java.util.BitSet(),
+                    io.tributary.core.event.TableMapOptionalMetadata.EMPTY);
+            assertThatThrownBy(() -> LogicalShape.plan("s0", db + ".x", map, from, to)).as(String.join(" -> ", narrowing))
+                    .isInstanceOf(ShapeConflictException.class).hasMessageContaining("column `c`");
+        }
+        System.out.printf("widened columns: %d type changes equal to the server's ALTER, byte for byte%n", cases.size());
+    }
+
+    private static io.tributary.core.event.ColumnType storageOf(SchemaTable t) {
+        return AddedValues.storage(t.columns().get(0)).type();
+    }
+
+    private static void readBinlog(ShardCluster cluster, String db, Map<String, TableMapEvent> maps,
+            Map<String, BinlogEvent> rows) throws Exception {
+        EmbeddedMariaDbShard shard = (EmbeddedMariaDbShard) cluster.shard(0);
+        try (var files = Files.list(shard.binlogDirectory())) {
+            for (var file : files.filter(f -> f.getFileName().toString().matches(".*\\.\\d{6}")).sorted().toList()) {
+                Map<Long, TableMapEvent> byId = new HashMap<>();
+                for (BinlogEventDecoder d = new BinlogEventDecoder(file.toString(), Files.readAllBytes(file)); d.hasNext(); ) {
+                    BinlogEvent e = d.next();
+                    if (e.body() instanceof TableMapEvent m && m.database().equals(db)) {
+                        byId.put(m.tableId(), m);
+                        maps.put(m.table(), m);
+                    } else if (e.body() instanceof RowsEvent r && byId.containsKey(r.tableId())) {
+                        rows.put(byId.get(r.tableId()).table(), e);
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<String> tables(Statement s) throws SQLException {
+        return tables(s, DB);
+    }
+
+    private static List<String> tables(Statement s, String db) throws SQLException {
+        List<String> out = new java.util.ArrayList<>();
+        try (ResultSet rs = s.executeQuery("SHOW TABLES FROM " + db)) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    private static SchemaTable shape(String createText) {
+        return new SchemaDdl(BinlogFlavor.MARIADB).parseCreateTable(LogicalSchema.empty("utf8mb4", "utf8mb4_general_ci"),
+                DB, createText);
+    }
+
+    private static String hex(byte[] b) {
+        return HexFormat.of().formatHex(b);
+    }
+}
