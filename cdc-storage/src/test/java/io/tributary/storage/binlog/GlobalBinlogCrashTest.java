@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 class GlobalBinlogCrashTest {
     private static final Logger log = LoggerFactory.getLogger(GlobalBinlogCrashTest.class);
-    private static final int KILLS = 20;
+    private static final int KILLS = 14;
 
     @ParameterizedTest
     @CsvSource({"mysql, commit", "mariadb, none"})

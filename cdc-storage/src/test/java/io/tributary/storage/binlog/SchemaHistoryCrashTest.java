@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * checkpoint sequence n), never one ahead of it or behind it.
  */
 class SchemaHistoryCrashTest {
-    private static final int KILLS = 8;
+    private static final int KILLS = 5;
 
     @ParameterizedTest
     @CsvSource({"mariadb, commit", "mysql, none"})
