@@ -22,23 +22,13 @@ class DebeziumMariaDbIT {
     Path dir;
 
     /**
-     * No snapshot at all ({@code configuration_based} with the schema and data snapshots off): the connector reads
-     * the global binlog from its start, learning the tables from the DDL in it; then a DDL rolled out shard by shard
-     * (issue 16), whose rows arrive once in the logical shape. (Restarts: see no_data.)
+     * {@code snapshot.mode=no_data} (the schema snapshot reads the logical schema from the dump port): every row once
+     * across a client restart and the daemon's {@code kill -9}, then through an {@code ADD COLUMN} and a
+     * {@code DROP COLUMN} rolled out one shard at a time (issue 16). {@code initial}: {@code SnapshotClientsIT}.
      */
     @Test
-    void withoutSnapshotsItStreamsEveryRowOnceAlsoThroughAShardByShardRollout(ShardCluster shards) throws Exception {
-        DebeziumScenario.firstStreamingThroughARollout(shards, dir, "mariadb", "debezium-mariadb", CONNECTOR, "dbzma", 5402, Map.of(
-                "snapshot.mode", "configuration_based",
-                "snapshot.mode.configuration.based.snapshot.schema", "false",
-                "snapshot.mode.configuration.based.snapshot.data", "false",
-                "snapshot.mode.configuration.based.start.stream", "true"));
-    }
-
-    /** {@code snapshot.mode=no_data}: the schema snapshot reads the logical schema from the dump port. */
-    @Test
-    void noDataModeStreamsEveryRowOnceAcrossAClientRestartAndADaemonKill9(ShardCluster shards) throws Exception {
-        DebeziumScenario.run(shards, dir, "mariadb", "debezium-mariadb", CONNECTOR, "dbzman", 5404,
-                Map.of("snapshot.mode", "no_data"));
+    void noDataModeStreamsEveryRowOnceAcrossARestartAKill9AndAShardByShardRollout(ShardCluster shards)
+            throws Exception {
+        DebeziumScenario.run(shards, dir, "mariadb", "debezium-mariadb", CONNECTOR, "dbzman", 5404, Map.of("snapshot.mode", "no_data"));
     }
 }

@@ -21,23 +21,13 @@ class DebeziumMySqlIT {
     Path dir;
 
     /**
-     * No snapshot at all ({@code configuration_based} with the schema and data snapshots off): the connector reads
-     * the global binlog from its start, learning the tables from the DDL in it, also through an {@code ADD COLUMN}
-     * and a {@code DROP COLUMN} rolled out one shard at a time (issue 16). (Restarts: see no_data.)
+     * {@code snapshot.mode=no_data} (the schema snapshot reads the logical schema from the dump port): every row once
+     * across a client restart and the daemon's {@code kill -9}, then through an {@code ADD COLUMN} and a
+     * {@code DROP COLUMN} rolled out one shard at a time (issue 16). {@code initial}: {@code SnapshotClientsIT}.
      */
     @Test
-    void withoutSnapshotsItStreamsEveryRowOnceAlsoThroughAShardByShardRollout(ShardCluster shards) throws Exception {
-        DebeziumScenario.firstStreamingThroughARollout(shards, dir, "mysql", "debezium-mysql", CONNECTOR, "dbzmy", 5401, Map.of(
-                "snapshot.mode", "configuration_based",
-                "snapshot.mode.configuration.based.snapshot.schema", "false",
-                "snapshot.mode.configuration.based.snapshot.data", "false",
-                "snapshot.mode.configuration.based.start.stream", "true"));
-    }
-
-    /** {@code snapshot.mode=no_data}: the schema snapshot reads the logical schema from the dump port. */
-    @Test
-    void noDataModeStreamsEveryRowOnceAcrossAClientRestartAndADaemonKill9(ShardCluster shards) throws Exception {
-        DebeziumScenario.run(shards, dir, "mysql", "debezium-mysql", CONNECTOR, "dbzmyn", 5403,
-                Map.of("snapshot.mode", "no_data"));
+    void noDataModeStreamsEveryRowOnceAcrossARestartAKill9AndAShardByShardRollout(ShardCluster shards)
+            throws Exception {
+        DebeziumScenario.run(shards, dir, "mysql", "debezium-mysql", CONNECTOR, "dbzmyn", 5403, Map.of("snapshot.mode", "no_data"));
     }
 }
