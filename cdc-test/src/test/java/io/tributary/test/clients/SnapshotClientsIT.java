@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * source ({@code scan.startup.mode=initial}, read in primary-key chunks between position watermarks) and Debezium's
  * MariaDB connector ({@code initial}) with a load writing during their snapshots (updates, inserts, deletes, XA
  * over two shards) end up holding the union, row by row, after applying what they printed in order as upserts by
- * key.
+ * key. On the same daemon, Flink CDC with {@code latest-offset} streams every row once (issue 16).
  */
 @WithShards(count = 4)
 class SnapshotClientsIT {
@@ -69,6 +69,7 @@ class SnapshotClientsIT {
                         .noneMatch(r -> r.image().path("note").asText().startsWith("row ") && r.op().equals("c"));
                 System.out.printf("Debezium MySQL initial: %d rows read, %d changes streamed after, %d rows at the end%n",
                         ROWS, streamed.size(), after.size());
+                latestOffsetFlinkCdc(shards, daemon); // while the Debezium client streams: 2 subscribers
             }
 
             AtomicBoolean stop = new AtomicBoolean();
@@ -112,6 +113,26 @@ class SnapshotClientsIT {
                 stop.set(true);
             }
             Delivery.assertNothingRefused(daemon);
+        }
+    }
+
+    /**
+     * Issue 16 (on this test's daemon, to share its start): Flink CDC's MySQL source with
+     * {@code scan.startup.mode=latest-offset} delivers every row written after it started once, under the logical
+     * names, each XA one transaction ({@link ShardWrites} on shards 0 and 1).
+     */
+    private void latestOffsetFlinkCdc(ShardCluster shards, DaemonProcess daemon) throws Exception {
+        ShardWrites writes = new ShardWrites(shards, "flk").createTables();
+        Predicate<ChangeRow> ours = r -> r.database().equals("flk") || r.database().startsWith("flk_");
+        try (CdcClient client = CdcClient.start("flink-cdc", "io.tributary.clients.flink.FlinkCdcClient",
+                List.of("127.0.0.1", Integer.toString(daemon.dumpPort()), DaemonProcess.DUMP_USER,
+                        DaemonProcess.DUMP_PASSWORD, "flk", "flk.orders", "5501", "latest-offset"), dir, "flink-cdc")) {
+            DebeziumClients.awaitSubscribers(daemon, 2, WAIT, client); // the Debezium client streams too
+            writes.batch();
+            writes.batch();
+            List<ChangeRow> got = client.awaitRows(ours, writes.changes().size(), WAIT, daemon.tail(40));
+            assertThat(client.rowsAfterQuiet(ours, got.size(), Duration.ofSeconds(3))).as("nothing more").isEmpty();
+            Delivery.assertDelivered(client.rows().stream().filter(ours).toList(), writes.changes(), writes);
         }
     }
 
