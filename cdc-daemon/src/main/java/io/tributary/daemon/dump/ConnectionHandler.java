@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  * configured (SslRequest, then the TLS handshake, then the rest of the handshake encrypted). A client that
  * answers with another plugin is switched to the default. Wrong
  * credentials get error 1045. Commands: COM_QUERY (answered by {@link QueryResponder}), COM_PING, COM_QUIT,
- * COM_INIT_DB, COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID; any other command gets error 1047.
+ * COM_INIT_DB (as {@code USE db}), COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID; any other command gets error 1047.
  * A dump hands the connection to a {@link BinlogStreamer} on the server's subscriber executor. Limits: not
  * authenticated within {@code dump.authTimeout}, or idle between statements for {@code dump.idleTimeout} (error
  * 4031): closed with one log line; a dumping subscriber is never idle.
@@ -351,7 +351,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 ctx.close();
             }
             case MySqlProtocol.COM_PING -> reply(ctx, ok());
-            case COM_INIT_DB -> reply(ctx, ok());
+            case COM_INIT_DB -> {
+                // the command clients send to change the database (mysql's "use", Connector/J's setCatalog): the
+                // schema statements' USE, so an unknown database is 1049 and later statements see the new default
+                String db = in.toString(in.readerIndex() + 1, in.readableBytes() - 1, StandardCharsets.UTF_8);
+                query(ctx, "USE `" + db.replace("`", "``") + "`");
+            }
             case MySqlProtocol.COM_QUERY -> query(ctx, ComQuery.decode(in).sql());
             case MySqlProtocol.COM_REGISTER_SLAVE -> {
                 ComRegisterSlave r = ComRegisterSlave.decode(in);

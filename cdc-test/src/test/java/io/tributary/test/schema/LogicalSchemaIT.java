@@ -203,6 +203,12 @@ class LogicalSchemaIT {
                 assertThat(rows(c, "SHOW TABLES")).hasSize(2);
                 assertThat(showCreate(c, "orders")).isEqualTo(expected);
             }
+            try (Connection c = dump(d)) { // COM_INIT_DB, as the mysql client's "use" and setCatalog send it
+                c.setCatalog("shop");
+                assertThat(showCreate(c, "orders")).isEqualTo(expected);
+                assertThatThrownBy(() -> c.setCatalog("nope")).isInstanceOfSatisfying(SQLException.class,
+                        e -> assertThat(e.getErrorCode()).isEqualTo(1049));
+            }
 
             // a DDL rolled out shard by shard, table by table: the schema follows the first copy written
             onEveryPhysicalTable(shards, "ALTER TABLE %s ADD COLUMN channel varchar(16) NOT NULL DEFAULT 'web' AFTER"
