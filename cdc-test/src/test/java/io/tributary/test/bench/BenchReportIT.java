@@ -30,7 +30,7 @@ class BenchReportIT {
     void quickRunWritesACompleteReport() throws Exception {
         Path out = Path.of("target", "bench-report-quick").toAbsolutePath();
         BenchRunner.deleteTree(out);
-        BenchRunner.Options o = BenchRunner.Options.parse("--quick", "--out=" + out,
+        BenchOptions o = BenchOptions.parse("--quick", "--out=" + out,
                 "--work=" + Path.of("target", "bench-work-it").toAbsolutePath());
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         PrintStream tee = new PrintStream(new TeeStream(System.out, log), true, StandardCharsets.UTF_8);

@@ -52,13 +52,13 @@ final class CatchUpScenario {
     record Result(BenchRow row, Trace trace, String summary) {
     }
 
-    private final BenchRunner.Options o;
+    private final BenchOptions o;
     private final List<ShardInfo> all;
     private final PrintStream out;
     private final Consumer<String> status;
     private int daemons;
 
-    CatchUpScenario(BenchRunner.Options o, List<ShardInfo> all, PrintStream out, Consumer<String> status) {
+    CatchUpScenario(BenchOptions o, List<ShardInfo> all, PrintStream out, Consumer<String> status) {
         this.o = o;
         this.all = List.copyOf(all);
         this.out = out;
