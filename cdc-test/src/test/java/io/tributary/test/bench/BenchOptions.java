@@ -11,7 +11,8 @@ import java.util.stream.Stream;
 /** What the bench runner runs ({@link BenchRunner}'s options, parsed from its command line). */
 public record BenchOptions(boolean quick, Path out, Path work, Set<String> scenarios, List<Integer> importTables,
         List<Integer> tpccWarehouses, double tpccScale, List<Integer> oltpClients, double xaShare, int oltpRows,
-        List<Integer> largeMb, List<String> largeModes, List<String> largeKinds, long offHeapCapMb, long offHeapMb,
+        List<Integer> largeMb, List<String> largeModes, List<String> largeKinds, String largeContent,
+        long offHeapCapMb, long offHeapMb,
         long persistHeapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
         List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb,
         List<Integer> catchupShards, List<String> catchupKinds, int catchupOutageSeconds, int catchupHistoryMb,
@@ -35,6 +36,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         List<Integer> largeMb = quick ? List.of(16) : List.of(256, 1024, 4096);
         List<String> largeModes = List.of("off", "AUTO", "FORCE");
         List<String> largeKinds = List.of("single", "XA");
+        String largeContent = "repeat";
         long offHeapCapMb = 6144;
         long offHeapMb = 0;
         long persistHeapMb = 512;
@@ -94,6 +96,13 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                         }
                     }
                 }
+                case "--large-content" -> {
+                    if (!v.equals("repeat") && !v.equals("random")) {
+                        throw new IllegalArgumentException("Invalid value " + v + " for --large-content: allowed are"
+                                + " repeat and random");
+                    }
+                    largeContent = v;
+                }
                 case "--off-heap-cap-mb" -> offHeapCapMb = Long.parseLong(v);
                 case "--off-heap-mb" -> offHeapMb = Long.parseLong(v);
                 case "--persist-heap-mb" -> persistHeapMb = Long.parseLong(v);
@@ -140,7 +149,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 default -> throw new IllegalArgumentException("Unknown option " + a + ": allowed are --quick, --out=DIR,"
                         + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --tpcc-warehouses=LIST, --tpcc-scale=F,"
                         + " --oltp-clients=LIST, --xa-share=F,"
-                        + " --oltp-rows=N, --large-mb=LIST, --large-modes=off,AUTO,FORCE, --large-kinds=single,XA,"
+                        + " --oltp-rows=N, --large-mb=LIST, --large-modes=off,AUTO,FORCE, --large-kinds=single,XA, --large-content=repeat|random,"
                         + " --off-heap-cap-mb=N, --off-heap-mb=N, --persist-heap-mb=N,"
                         + " --blob-clients=LIST, --blob-rows=N, --fanout=LIST, --fanout-clients=N,"
                         + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N,"
@@ -156,7 +165,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
             throw new IllegalArgumentException("Invalid value " + tpccScale + " for --tpcc-scale: above 0, at most 1");
         }
         return new BenchOptions(quick, out, work, scenarios, importTables, tpccWarehouses, tpccScale, oltpClients, xaShare,
-                oltpRows, largeMb, largeModes, largeKinds, offHeapCapMb, offHeapMb, persistHeapMb, blobClients, blobRows, fanout,
+                oltpRows, largeMb, largeModes, largeKinds, largeContent, offHeapCapMb, offHeapMb, persistHeapMb, blobClients, blobRows, fanout,
                 fanoutClients, pipelineShards, pipelineShardMb,
                 duration, diskTestMb, catchupShards, catchupKinds, catchupOutageSeconds, catchupHistoryMb,
                 catchupClients, catchupJfr, Map.copyOf(catchupDaemon));
@@ -189,7 +198,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         return (quick ? "quick" : "full") + ": windows of " + durationSeconds + " s; import tables " + importTables
                 + "; tpcc warehouses " + tpccWarehouses + " at scale " + tpccScale + "; oltp clients " + oltpClients
                 + " (XA share " + xaShare + ", " + oltpRows + " rows per table)"
-                + "; large " + largeMb + " MB x " + largeModes + " x " + largeKinds + "; blob clients " + blobClients + "; fan-out "
+                + "; large " + largeMb + " MB x " + largeModes + " x " + largeKinds + " (" + largeContent + " rows); blob clients " + blobClients + "; fan-out "
                 + fanout + " subscribers under " + fanoutClients + " OLTP clients; pipeline shards " + pipelineShards
                 + " x " + pipelineShardMb + " MB; catch-up " + catchupKinds + " over " + catchupShards
                 + " shards (outage " + catchupOutageSeconds + " s, history " + catchupHistoryMb + " MB, "

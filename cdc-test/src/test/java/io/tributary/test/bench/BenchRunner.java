@@ -49,7 +49,8 @@ import java.util.stream.Stream;
  *     saturate ({@link Saturation}: a level under 10% more shard transactions than the one before, confirmed by the
  *     next, ends it; the report says where), {@code --xa-share=0.1} of the transactions XA over two shards;</li>
  * <li>large: {@code --large-mb=256,1024,4096} single transactions (one shard) and XA transactions (4 branches),
- *     persist off, AUTO and FORCE ({@code --large-modes}; {@code --large-kinds=single,XA}); the heap is
+ *     persist off, AUTO and FORCE ({@code --large-modes}; {@code --large-kinds=single,XA}), rows of one letter
+ *     repeated or incompressible ({@code --large-content=repeat|random}); the heap is
  *     {@code --persist-heap-mb=512} MB where persist is on; with persist off the heap is sized for the transaction up to {@code --off-heap-cap-mb}
  *     (bigger ones are reported not run), or fixed by {@code --off-heap-mb} (what does not fit fails clearly);</li>
  * <li>blob: 512 KB rows, update load at {@code --blob-clients=1,4,16} ({@link BlobLoad});</li>
@@ -507,7 +508,7 @@ public final class BenchRunner {
     }
 
     private void largeScenario() throws Exception {
-        LargeTransactionLoad load = new LargeTransactionLoad(cluster.infos());
+        LargeTransactionLoad load = new LargeTransactionLoad(cluster.infos(), o.largeContent());
         load.prepare();
         int maxMb = o.largeMb().stream().max(Integer::compare).orElse(0);
         if (o.largeModes().contains("off")) {

@@ -17,6 +17,10 @@ import java.util.concurrent.Future;
  * rows per INSERT ... SELECT from MariaDB's sequence engine. Either a single transaction on one shard, or
  * an XA transaction with one branch of a quarter of the size on each of the shards (branches filled in
  * parallel, then XA PREPARE on all, then XA COMMIT on all). Returns when the last commit returned.
+ *
+ * <p>Row content: {@code repeat} (one letter repeated, as the figures before 2026-11-26 were made: RocksDB's LZ4
+ * compresses a spilled row to almost nothing) or {@code random} (256 server-made {@code RANDOM_BYTES(1024)}
+ * per row: nothing compresses, so a spill writes every byte).
  */
 public final class LargeTransactionLoad {
 
@@ -24,10 +28,23 @@ public final class LargeTransactionLoad {
     public static final int ROWS_PER_STATEMENT = 32;
 
     private final List<ShardInfo> shards;
+    private final String rowExpression;
     private long seq;
 
     public LargeTransactionLoad(List<ShardInfo> shards) {
+        this(shards, "repeat");
+    }
+
+    /** {@code content}: {@code repeat} or {@code random} (see the class comment). */
+    public LargeTransactionLoad(List<ShardInfo> shards, String content) {
         this.shards = List.copyOf(shards);
+        this.rowExpression = switch (content) {
+            case "repeat" -> "REPEAT(CHAR(65 + seq % 26), " + ROW_BYTES + ")";
+            case "random" -> "CONCAT(" + String.join(", ", java.util.Collections.nCopies(ROW_BYTES / 1024,
+                    "RANDOM_BYTES(1024)")) + ")";
+            default -> throw new IllegalArgumentException("Invalid row content " + content + ": allowed are repeat"
+                    + " and random");
+        };
     }
 
     private static String table(int shard) {
@@ -61,10 +78,9 @@ public final class LargeTransactionLoad {
         return statements * ROWS_PER_STATEMENT;
     }
 
-    private static void fill(Statement st, int shard, long rows) throws SQLException {
+    private void fill(Statement st, int shard, long rows) throws SQLException {
         for (long done = 0; done < rows; done += ROWS_PER_STATEMENT) {
-            st.execute("INSERT INTO " + table(shard) + " (b) SELECT REPEAT(CHAR(65 + seq % 26), " + ROW_BYTES
-                    + ") FROM " + ShardedSchema.database(shard) + ".seq_1_to_" + ROWS_PER_STATEMENT);
+            st.execute("INSERT INTO " + table(shard) + " (b) SELECT " + rowExpression + " FROM " + ShardedSchema.database(shard) + ".seq_1_to_" + ROWS_PER_STATEMENT);
         }
     }
 
