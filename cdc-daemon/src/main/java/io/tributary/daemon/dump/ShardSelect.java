@@ -150,11 +150,19 @@ final class ShardSelect {
             rows.window(plan.offset(), plan.limit());
             try {
                 byte[][] row;
+                byte[][] picked = null;
                 while ((row = rows.next()) != null) {
                     if (sink.cancelled()) {
                         return;
                     }
-                    sink.row(row, n);
+                    if (plan.pick() == null) {
+                        sink.row(row, n);
+                    } else if (picked == null || plan.pick() == TableSelect.Pick.LAST) {
+                        picked = new byte[][] {row[0]};
+                    }
+                }
+                if (plan.pick() != null) {
+                    sink.row(picked != null ? picked : new byte[][] {null}, 1);
                 }
             } catch (MergedRows.ShardReadFailure e) {
                 sink.error(shardError(e.source() + " failed while its rows were read", (SQLException) e.getCause()));

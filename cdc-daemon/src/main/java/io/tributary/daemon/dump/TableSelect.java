@@ -42,6 +42,7 @@ import net.sf.jsqlparser.statement.select.AllColumns;
 import net.sf.jsqlparser.statement.select.AllTableColumns;
 import net.sf.jsqlparser.statement.select.Limit;
 import net.sf.jsqlparser.statement.select.OrderByElement;
+import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.SelectItem;
 
@@ -51,7 +52,12 @@ import net.sf.jsqlparser.statement.select.SelectItem;
  * SELECT * | col [AS label], ...            FROM [db.]table [WHERE condition] [ORDER BY col [ASC|DESC], ...]
  *                                                                           [LIMIT n [OFFSET m] | LIMIT m, n]
  * SELECT COUNT(*) | COUNT(col) | MIN(col) | MAX(col) [AS label], ... FROM [db.]table [WHERE condition] [LIMIT ...]
+ * SELECT MIN(col) | MAX(col) [AS label] FROM (SELECT col FROM [db.]table [WHERE condition] ORDER BY col [ASC|DESC]
+ *                                            LIMIT n [OFFSET m]) [AS] alias
  * </pre>
+ * The last form is how Flink CDC finds where the next chunk of a key that is not evenly spread ends ({@code SELECT
+ * MAX(id) FROM (SELECT id FROM t WHERE id >= ? ORDER BY id ASC LIMIT 8096) AS T}): the inner window is merged as any
+ * ordered query is, and its first or last row is the answer ({@link Plan#pick}), NULL when the window is empty.
  * where the condition combines columns of the table and literals with {@code = <> != < <= > >= BETWEEN IN LIKE
  * IS [NOT] NULL AND OR NOT} and parentheses; it is passed to every shard as written (table qualifiers dropped). Each
  * shard runs {@code SELECT <the logical columns, by name; numbers but floats, and times as CAST(col AS CHAR)> FROM
@@ -65,7 +71,13 @@ final class TableSelect {
 
     static final String SERVED = "a SELECT over a logical table serves: SELECT * or columns, or COUNT(*), COUNT(col),"
             + " MIN(col), MAX(col); FROM one table; WHERE with =, <>, <, <=, >, >=, BETWEEN, IN, LIKE, IS [NOT] NULL,"
-            + " AND, OR, NOT on its columns and literals; ORDER BY its columns; LIMIT [OFFSET]";
+            + " AND, OR, NOT on its columns and literals; ORDER BY its columns; LIMIT [OFFSET]; MIN/MAX(col) FROM"
+            + " (SELECT col FROM table ... ORDER BY col LIMIT n) alias";
+
+    /** Which row of an ordered window answers a {@code MIN}/{@code MAX} over it. */
+    enum Pick {
+        FIRST, LAST
+    }
 
     /** An aggregate of the select list: {@code kind} of column {@code column} (null for {@code COUNT(*)}). */
     record Aggregate(String kind, SchemaColumn column, String label) {
@@ -83,10 +95,18 @@ final class TableSelect {
      * @param ascending   per ORDER BY column
      * @param offset      rows skipped
      * @param limit       rows returned at most ({@code Long.MAX_VALUE}: no limit)
+     * @param pick        null: every row of the window is returned; else only its first or last row (one row,
+     *                    NULL when the window is empty): a MIN/MAX over an ordered window, {@code columns} its one column
      */
     record Plan(SchemaTable table, List<ColumnDefinition> columns, List<SchemaColumn> selected,
             List<Aggregate> aggregates, String where, List<SchemaColumn> orderBy, boolean[] ascending, long offset,
-            long limit) {
+            long limit, Pick pick) {
+
+        Plan(SchemaTable table, List<ColumnDefinition> columns, List<SchemaColumn> selected,
+                List<Aggregate> aggregates, String where, List<SchemaColumn> orderBy, boolean[] ascending, long offset,
+                long limit) {
+            this(table, columns, selected, aggregates, where, orderBy, ascending, offset, limit, null);
+        }
 
         boolean isAggregate() {
             return !aggregates.isEmpty();
@@ -179,6 +199,9 @@ final class TableSelect {
         }
         if (ps.getFromItem() == null) {
             return null;
+        }
+        if (ps.getFromItem() instanceof ParenthesedSelect sub && sub.getSelect() instanceof PlainSelect inner) {
+            return boundaryOfWindow(ps, inner, sessionDatabase, schema, flavor);
         }
         if (!(ps.getFromItem() instanceof Table from) || ps.getFromItem().getPivot() != null) {
             throw unsupported("FROM a subquery is not served");
@@ -291,6 +314,41 @@ final class TableSelect {
             offset = number(ps.getOffset().getOffset(), "OFFSET");
         }
         return new Plan(table, defs, selected, aggregates, where, orderBy, ascending, offset, limit);
+    }
+
+    /**
+     * {@code SELECT MIN(c)|MAX(c) [AS label] FROM (SELECT c FROM t ... ORDER BY c LIMIT n) alias}: the inner query
+     * planned as any, answered by the first or last row of its window.
+     */
+    private static Plan boundaryOfWindow(PlainSelect outer, PlainSelect inner, String sessionDatabase,
+                                         LogicalSchema schema, BinlogFlavor flavor) {
+        String refused = "FROM a subquery is not served but as MIN(col) or MAX(col) over (SELECT col FROM table ..."
+                + " ORDER BY col LIMIT n)";
+        if (outer.getJoins() != null && !outer.getJoins().isEmpty() || outer.getWhere() != null
+                || outer.getGroupBy() != null || outer.getHaving() != null || outer.getOrderByElements() != null
+                || outer.getLimit() != null || outer.getOffset() != null || outer.getDistinct() != null
+                || outer.getSelectItems().size() != 1
+                || !(outer.getSelectItems().get(0).getExpression() instanceof Function f)
+                || f.getParameters() == null || f.getParameters().size() != 1
+                || !(f.getParameters().get(0) instanceof Column arg)) {
+            throw unsupported(refused);
+        }
+        String kind = f.getName().toUpperCase(Locale.ROOT);
+        Plan p = plan(inner.toString(), sessionDatabase, schema, flavor);
+        if (p == null || (!kind.equals("MIN") && !kind.equals("MAX")) || p.isAggregate() || p.selected().size() != 1
+                || p.orderBy().size() != 1 || !p.orderBy().get(0).name().equalsIgnoreCase(p.selected().get(0).name())
+                || !p.selected().get(0).name().equalsIgnoreCase(SchemaStatements.id(arg.getColumnName()))
+                || p.limit() == Long.MAX_VALUE) {
+            throw unsupported(refused);
+        }
+        // ascending: MIN is the first row, MAX the last; descending the other way round
+        Pick pick = kind.equals("MIN") == p.ascending()[0] ? Pick.FIRST : Pick.LAST;
+        var item = outer.getSelectItems().get(0);
+        String label = item.getAlias() != null ? SchemaStatements.id(item.getAlias().getName()) : f.toString();
+        List<ColumnDefinition> defs = List.of(LogicalColumn.definition(p.table(), p.selected().get(0).withNullable(true),
+                label, flavor));
+        return new Plan(p.table(), defs, p.selected(), p.aggregates(), p.where(), p.orderBy(), p.ascending(),
+                p.offset(), p.limit(), pick);
     }
 
     private static long number(Expression e, String what) {

@@ -72,6 +72,31 @@ class TableSelectTest {
     }
 
     @Test
+    void shouldAnswerFlinkCdcsNextChunkEndAsTheLastRowOfTheOrderedWindow() {
+        // what Flink CDC 3.2 sends for a key that is not evenly spread (StatementUtils.queryNextChunkMax)
+        TableSelect.Plan p = plan("SELECT MAX(`id`) FROM (SELECT `id` FROM `shop`.`orders` WHERE `id` >= 4001 ORDER BY"
+                + " `id` ASC LIMIT 8096) AS T");
+        assertThat(p.pick()).isEqualTo(TableSelect.Pick.LAST);
+        assertThat(p.limit()).isEqualTo(8096);
+        assertThat(p.shardQuery("d", "t")).isEqualTo("SELECT CAST(`id` AS CHAR), `id` FROM `d`.`t` WHERE `id` >= 4001"
+                + " ORDER BY `id` ASC LIMIT 8096");
+        assertThat(p.columns()).extracting(ColumnDefinition::name).containsExactly("MAX(`id`)");
+        assertThat(p.columns().get(0).flags() & 1).as("NOT NULL").isZero();
+        assertThat(plan("SELECT MIN(id) m FROM (SELECT id FROM orders ORDER BY id DESC LIMIT 10) x").pick())
+                .isEqualTo(TableSelect.Pick.LAST);
+        assertThat(plan("SELECT MAX(id) FROM (SELECT id FROM orders ORDER BY id DESC LIMIT 10) x").pick())
+                .isEqualTo(TableSelect.Pick.FIRST);
+        assertThat(plan("SELECT id FROM orders").pick()).isNull();
+        // anything else over a subquery stays refused
+        assertThat(refusal("SELECT MAX(id) FROM (SELECT id FROM orders ORDER BY id) AS T")).isEqualTo(1235);
+        assertThat(refusal("SELECT MAX(id) FROM (SELECT id FROM orders ORDER BY customer LIMIT 5) AS T")).isEqualTo(1235);
+        assertThat(refusal("SELECT COUNT(id) FROM (SELECT id FROM orders ORDER BY id LIMIT 5) AS T")).isEqualTo(1235);
+        assertThat(refusal("SELECT MAX(id) FROM (SELECT id FROM orders ORDER BY id LIMIT 5) AS T WHERE id > 3"))
+                .isEqualTo(1235);
+        assertThat(refusal("SELECT MAX(id) FROM (SELECT id FROM nope ORDER BY id LIMIT 5) AS T")).isEqualTo(1146);
+    }
+
+    @Test
     void shouldAskEachShardForItsAggregatesAndTheWeightsOfTextMinMax() {
         TableSelect.Plan p = plan("SELECT COUNT(*), MIN(id), MAX(note) AS last FROM orders WHERE customer > 1");
         assertThat(p.isAggregate()).isTrue();

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * One logical table sharded over every shard of a cluster, as a snapshot test needs it: the physical tables
  * {@code <db>_<shard>.items (id BIGINT PRIMARY KEY, v INT NOT NULL, note VARCHAR(40))} are the logical
  * {@code <db>.items}; shard {@code s} holds the ids {@code 4i + s} (so the logical key range is dense and a chunked
- * reader splits it evenly). It loads the rows, runs a writing load while a client snapshots (updates, inserts,
+ * reader splits it evenly), or these times a spread. It loads the rows, runs a writing load while a client snapshots (updates, inserts,
  * deletes and XA transactions over two shards), and reads the union of the shards' tables, which is what a client
  * must hold at the end: id to {@code "v|note"}.
  */
@@ -26,12 +26,23 @@ final class SnapshotTable {
     private final ShardCluster shards;
     private final String db;
     private final int shardCount;
+    private final long spread;
     private final AtomicLong nextIndex = new AtomicLong();
 
+    /** Keys dense over the shards: {@code 4i + s}. */
     SnapshotTable(ShardCluster shards, String db, int shardCount) {
+        this(shards, db, shardCount, 1);
+    }
+
+    /**
+     * Keys {@code (4i + s) * spread}: with a spread over 1 000 a chunked reader finds them unevenly distributed
+     * (Flink CDC then asks where each chunk ends with a MAX over an ordered window).
+     */
+    SnapshotTable(ShardCluster shards, String db, int shardCount, long spread) {
         this.shards = shards;
         this.db = db;
         this.shardCount = shardCount;
+        this.spread = spread;
     }
 
     String logicalDatabase() {
@@ -60,7 +71,7 @@ final class SnapshotTable {
     }
 
     private long id(long index, int shard) {
-        return index * shardCount + shard;
+        return (index * shardCount + shard) * spread;
     }
 
     /**
