@@ -47,6 +47,16 @@ public final class LogicalShape {
      */
     public static Optional<RowsReshaper> plan(String shard, String physical, TableMapEvent map, SchemaTable from,
             SchemaTable to) {
+        return plan(shard, physical, map, from, to, ShardServer.withoutTimeZone(BinlogFlavor.MARIADB));
+    }
+
+    /**
+     * As {@link #plan(String, String, TableMapEvent, SchemaTable, SchemaTable)}, for a shard on {@code server} (its
+     * flavor, time zone and the DDL session's, which values of added JSON, TIMESTAMP and CURRENT_TIMESTAMP columns
+     * need).
+     */
+    public static Optional<RowsReshaper> plan(String shard, String physical, TableMapEvent map, SchemaTable from,
+            SchemaTable to, ShardServer server) {
         if (map.columnCount() != from.columns().size()) {
             throw conflict(shard, physical, from, to, "its TABLE_MAP has " + map.columnCount() + " columns, the shape"
                     + " it should be in " + from.columns().size());
@@ -69,7 +79,7 @@ public final class LogicalShape {
                 i = j; // renamed in place (CHANGE / RENAME COLUMN): the same column under another name
             }
             if (i < 0) {
-                targets.add(added(shard, physical, from, to, l));
+                targets.add(added(shard, physical, from, to, l, server));
                 identity = false;
                 continue;
             }
@@ -227,11 +237,22 @@ public final class LogicalShape {
     }
 
     private static RowsReshaper.TargetColumn added(String shard, String physical, SchemaTable from, SchemaTable to,
-            SchemaColumn l) {
+            SchemaColumn l, ShardServer server) {
         ColumnDefault d = l.defaultValue();
-        if (d != null && d.kind() == ColumnDefault.Kind.EXPRESSION) {
-            throw conflict(shard, physical, from, to, "column `" + l.name() + "` is not in the shard's table and its"
-                    + " default is an expression (" + d.text() + "), which the server evaluates per row");
+        Integer onUpdate = l.onUpdate() == null ? null : currentTimestamp(l.onUpdate());
+        boolean time = l.type().equals("timestamp") || l.type().equals("datetime");
+        if (d != null && d.kind() == ColumnDefault.Kind.EXPRESSION || l.onUpdate() != null) {
+            Integer now = d != null && d.kind() == ColumnDefault.Kind.EXPRESSION ? currentTimestamp(d.text()) : null;
+            boolean rowTime = now != null || d == null || d.kind() != ColumnDefault.Kind.EXPRESSION;
+            if (!time || !rowTime || l.onUpdate() != null && onUpdate == null) {
+                String what = rowTime ? "ON UPDATE " + l.onUpdate() : d.text();
+                throw conflict(shard, physical, from, to, "column `" + l.name() + "` is not in the shard's table and its"
+                        + " default is an expression (" + what + "), which the server evaluates per row (supplied:"
+                        + " CURRENT_TIMESTAMP on TIMESTAMP and DATETIME, the row's own time)");
+            }
+            if (now != null || onUpdate != null) {
+                return rowTime(shard, physical, from, to, l, now, onUpdate, server);
+            }
         }
         ColumnType t = type(l);
         if (t != null) {
@@ -251,18 +272,23 @@ public final class LogicalShape {
         AddedValues.Storage storage;
         byte[] bytes;
         try {
-            storage = AddedValues.storage(l);
+            storage = AddedValues.storage(l, server.flavor());
             if (storage == null) {
                 throw new IllegalArgumentException("a value of its type cannot be supplied (supplied: integer, VARCHAR,"
-                        + " CHAR, DECIMAL, FLOAT, DOUBLE, DATE, DATETIME, TIME, YEAR, ENUM, SET, TEXT and BLOB defaults;"
-                        + " TIMESTAMP only NULL or zero; BIT and spatial types only NULL; not JSON, which MariaDB shards write as LONGTEXT"
-                        + " and MySQL shards as binary JSON)");
+                        + " CHAR, DECIMAL, FLOAT, DOUBLE, DATE, DATETIME, TIME, TIMESTAMP, YEAR, ENUM, SET, TEXT and BLOB"
+                        + " defaults; JSON NULL, or a literal on MariaDB shards; BIT and spatial types only NULL)");
             }
             if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
                 bytes = l.nullable() ? null : AddedValues.implicit(l, storage, charset(l));
+            } else if (storage.type() == ColumnType.TIMESTAMP2) {
+                bytes = AddedValues.timestamp(d.text(), storage, () -> server.literalZone());
             } else {
                 bytes = AddedValues.value(l, storage, d.text(), charset(l));
             }
+        } catch (IllegalStateException e) {
+            throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the"
+                    + " shard's table, and its default " + d.text() + " is a TIMESTAMP literal, stored as seconds since"
+                    + " the epoch in the time zone of the DDL's session: " + e.getMessage());
         } catch (IllegalArgumentException e) {
             throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the"
                     + " shard's table, and " + (d == null || d.kind() != ColumnDefault.Kind.LITERAL ? ""
@@ -270,6 +296,47 @@ public final class LogicalShape {
         }
         return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), storage.type(), storage.metadata(),
                 l.nullable());
+    }
+
+    /**
+     * An added TIMESTAMP/DATETIME column whose default ({@code now}) or {@code ON UPDATE} ({@code onUpdate}) is
+     * CURRENT_TIMESTAMP (their fractional digits; null: not): the row's own time where the server would give it.
+     */
+    private static RowsReshaper.TargetColumn rowTime(String shard, String physical, SchemaTable from, SchemaTable to,
+            SchemaColumn l, Integer now, Integer onUpdate, ShardServer server) {
+        AddedValues.Storage storage = AddedValues.storage(l);
+        java.time.ZoneId zone = null;
+        if (storage.type() == ColumnType.DATETIME2) {
+            try {
+                zone = server.timeZone().get();
+            } catch (IllegalStateException e) {
+                throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the"
+                        + " shard's table, and its CURRENT_TIMESTAMP is the local time in the shard server's time zone: "
+                        + e.getMessage());
+            }
+        }
+        RowsReshaper.Constant otherwise = null;
+        if (now == null) {
+            RowsReshaper.TargetColumn inserted = added(shard, physical, from, to, new SchemaColumn(l.name(), l.type(),
+                    l.args(), l.unsigned(), l.zerofill(), l.charset(), l.collation(), l.nullable(), l.defaultValue(),
+                    l.autoIncrement(), null, l.comment(), l.extra()), server);
+            otherwise = (RowsReshaper.Constant) inserted.value();
+        }
+        int precision = now != null ? now : onUpdate;
+        return new RowsReshaper.TargetColumn(new RowsReshaper.RowTime(zone, precision, otherwise, onUpdate != null),
+                storage.type(), storage.metadata(), l.nullable());
+    }
+
+    private static final java.util.regex.Pattern CURRENT_TIMESTAMP = java.util.regex.Pattern.compile(
+            "(?i)\\s*(?:current_timestamp|now|localtime|localtimestamp)\\s*(?:\\(\\s*(\\d?)\\s*\\))?\\s*");
+
+    /** The fractional digits of a CURRENT_TIMESTAMP expression (and its synonyms), or null for another one. */
+    static Integer currentTimestamp(String expression) {
+        java.util.regex.Matcher m = CURRENT_TIMESTAMP.matcher(expression);
+        if (!m.matches()) {
+            return null;
+        }
+        return m.group(1) == null || m.group(1).isEmpty() ? 0 : Integer.parseInt(m.group(1));
     }
 
     /** A value in a column's storage format (integer: little-endian; string: length prefix and bytes). */
@@ -311,6 +378,9 @@ public final class LogicalShape {
     }
 
     static Charset charset(SchemaColumn c) {
+        if (c.type().equals("json")) {
+            return StandardCharsets.UTF_8; // MariaDB's LONGTEXT of a JSON column is utf8mb4
+        }
         if (c.charset() == null) {
             return StandardCharsets.ISO_8859_1;
         }

@@ -17,7 +17,8 @@ import java.util.Objects;
  * Rewrites the TABLE_MAP and rows events of one table from the column layout a shard wrote them in into another
  * one (the logical table's, while a DDL rolls out shard by shard): each target column is a source column copied
  * as it is, a source column widened, or a constant (a default) the source has no column for; source columns no
- * target column takes are left out.
+ * target column takes are left out; a column whose default is {@code CURRENT_TIMESTAMP} gets the row's own time
+ * ({@link RowTime}).
  *
  * <p>Row images ({@code sql/rpl_record.cc}, {@code pack_row}): a null bitmap over the present columns, then the
  * values of the present non-null columns in their storage format. A widened value is re-encoded: an integer
@@ -36,7 +37,7 @@ import java.util.Objects;
 public final class RowsReshaper {
 
     /** Where a target column's value comes from. */
-    public sealed interface Value permits Copy, Widen, Constant {
+    public sealed interface Value permits Copy, Widen, Constant, RowTime {
     }
 
     /** The source column's value as it is. */
@@ -60,6 +61,30 @@ public final class RowsReshaper {
         @Override
         public byte[] bytes() {
             return bytes == null ? null : bytes.clone();
+        }
+    }
+
+    /**
+     * The row's own time, as the server gives a column whose default (or {@code ON UPDATE}) is {@code
+     * CURRENT_TIMESTAMP}: the time the rows event is given ({@link #rows(BinlogEvent, long)}), truncated to
+     * {@code precision} fractional digits, as a TIMESTAMP2 (seconds since the epoch) or a DATETIME2 (the local time
+     * in {@code zone}) of the target's fractional digits.
+     *
+     * @param zone      the time zone of a DATETIME2 target (unused for TIMESTAMP2)
+     * @param precision fractional digits of the time ({@code CURRENT_TIMESTAMP(n)})
+     * @param otherwise null: the row's time in every image; else the column's value but in the after image of an
+     *                  update ({@code DEFAULT x ON UPDATE CURRENT_TIMESTAMP})
+     * @param onUpdate  {@code ON UPDATE CURRENT_TIMESTAMP}: the server sets the column in every update, so it is in
+     *                  the after image of an update even when that image is partial
+     */
+    public record RowTime(java.time.ZoneId zone, int precision, Constant otherwise, boolean onUpdate) implements Value {
+        public RowTime {
+            if (precision < 0 || precision > 6) {
+                throw new IllegalArgumentException("fractional digits " + precision);
+            }
+            if (otherwise != null && !onUpdate) {
+                throw new IllegalArgumentException("a value other than the row's time but on update is an ON UPDATE");
+            }
         }
     }
 
@@ -114,6 +139,11 @@ public final class RowsReshaper {
             }
             if (t.value() instanceof Widen w) {
                 checkWidening(source, w.source(), t, j);
+            }
+            if (t.value() instanceof RowTime rt && (t.type() != ColumnType.TIMESTAMP2 && t.type() != ColumnType.DATETIME2
+                    || t.type() == ColumnType.DATETIME2 && rt.zone() == null)) {
+                throw new IllegalArgumentException("target column " + j + ": the row's time as " + t.type()
+                        + (rt.zone() == null ? " without a time zone" : ""));
             }
             types.add(t.type());
             metadata.add(t.metadata());
@@ -213,6 +243,27 @@ public final class RowsReshaper {
      * @throws RowDecodeException when the event's images do not decode against the source TABLE_MAP
      */
     public BinlogEvent rows(BinlogEvent event) {
+        return rows(event, event.header().timestamp() * 1_000_000L);
+    }
+
+    /**
+     * The rows event in the target layout, as {@link #rows(BinlogEvent)}, with {@code rowTimeMicros} (microseconds
+     * since the epoch) the row's own time for {@link RowTime} columns.
+     */
+    public BinlogEvent rows(BinlogEvent event, long rowTimeMicros) {
+        byte[][] values = new byte[targets.size()][];
+        byte[][] updated = new byte[targets.size()][];
+        for (int j = 0; j < targets.size(); j++) {
+            TargetColumn t = targets.get(j);
+            if (t.value() instanceof Constant k) {
+                values[j] = k.bytes;
+                updated[j] = k.bytes;
+            } else if (t.value() instanceof RowTime rt) {
+                byte[] now = rowTime(t, rt, rowTimeMicros);
+                values[j] = rt.otherwise() == null ? now : rt.otherwise().bytes;
+                updated[j] = now;
+            }
+        }
         EventType type = event.type();
         RowsImageLayout layout = RowsEventDecoder.layoutOf(type);
         if (layout == null || layout == RowsImageLayout.PARTIAL_UPDATE) {
@@ -232,8 +283,8 @@ public final class RowsReshaper {
         }
         BitSet present = readBitmap(c, (int) columns);
         BitSet after = layout == RowsImageLayout.UPDATE ? readBitmap(c, (int) columns) : null;
-        BitSet targetPresent = targetPresent(present);
-        BitSet targetAfter = after == null ? null : targetPresent(after);
+        BitSet targetPresent = targetPresent(present, false);
+        BitSet targetAfter = after == null ? null : targetPresent(after, true);
         packed(out, targets.size());
         int bitmapsAt = out.size();
         int targetBitmapBytes = (targets.size() + 7) / 8;
@@ -243,9 +294,9 @@ public final class RowsReshaper {
         }
         while (c.pos < c.end) {
             int rowStart = c.pos;
-            image(c, present, targetPresent, out);
+            image(c, present, targetPresent, values, out);
             if (layout == RowsImageLayout.UPDATE) {
-                image(c, after, targetAfter, out);
+                image(c, after, targetAfter, updated, out);
             }
             if (c.pos == rowStart) {
                 throw new RowDecodeException("table " + sourceColumns.tableName() + ": empty row image, "
@@ -268,20 +319,22 @@ public final class RowsReshaper {
                 shell.buffer(), 0, shell.length(), 0, decoded);
     }
 
-    private BitSet targetPresent(BitSet sourcePresent) {
+    private BitSet targetPresent(BitSet sourcePresent, boolean updated) {
         boolean full = sourcePresent.cardinality() == source.columnCount();
         BitSet out = new BitSet();
         for (int j = 0; j < targets.size(); j++) {
             Value v = targets.get(j).value();
             boolean on = v instanceof Copy cp ? sourcePresent.get(cp.source())
-                    : v instanceof Widen w ? sourcePresent.get(w.source()) : full;
+                    : v instanceof Widen w ? sourcePresent.get(w.source())
+                    : full || updated && v instanceof RowTime rt && rt.onUpdate();
             out.set(j, on);
         }
         return out;
     }
 
     /** Reads one source image at the cursor and writes it in the target layout. */
-    private void image(RowImageDecoder.Cursor c, BitSet present, BitSet targetPresent, ByteArrayOutputStream out) {
+    private void image(RowImageDecoder.Cursor c, BitSet present, BitSet targetPresent, byte[][] values,
+            ByteArrayOutputStream out) {
         int n = source.columnCount();
         int nullBytes = (present.cardinality() + 7) / 8;
         c.need(sourceColumns, nullBytes, "null bitmap of the row image");
@@ -315,7 +368,7 @@ public final class RowsReshaper {
             }
             Value v = targets.get(j).value();
             boolean isNull = v instanceof Copy cp ? start[cp.source()] < 0
-                    : v instanceof Widen w ? start[w.source()] < 0 : ((Constant) v).bytes == null;
+                    : v instanceof Widen w ? start[w.source()] < 0 : values[j] == null;
             targetNulls.set(k++, isNull);
         }
         byte[] nullBitmap = bitmap(targetNulls, k);
@@ -336,11 +389,8 @@ public final class RowsReshaper {
                 if (start[w.source()] >= 0) {
                     widen(c.b, start[w.source()], stop[w.source()], w, t, out);
                 }
-            } else {
-                byte[] bytes = ((Constant) t.value()).bytes;
-                if (bytes != null) {
-                    out.write(bytes, 0, bytes.length);
-                }
+            } else if (values[j] != null) {
+                out.write(values[j], 0, values[j].length);
             }
         }
     }
@@ -390,6 +440,36 @@ public final class RowsReshaper {
         int length = to - from - sourcePrefix;
         le(out, length, targetPrefix);
         out.write(b, from + sourcePrefix, length);
+    }
+
+    /** {@code micros} as a TIMESTAMP2 or DATETIME2 value of the target's fractional digits. */
+    private static byte[] rowTime(TargetColumn t, RowTime rt, long micros) {
+        long seconds = Math.floorDiv(micros, 1_000_000L);
+        int fraction = (int) Math.floorMod(micros, 1_000_000L);
+        int fsp = t.metadata();
+        int digits = Math.min(rt.precision(), fsp);
+        fraction -= fraction % POWERS[6 - digits];
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8);
+        if (t.type() == ColumnType.TIMESTAMP2) {
+            be(out, seconds, 4);
+        } else {
+            java.time.LocalDateTime l = java.time.LocalDateTime.ofEpochSecond(seconds, 0,
+                    rt.zone().getRules().getOffset(java.time.Instant.ofEpochSecond(seconds)));
+            long ymd = ((long) l.getYear() * 13 + l.getMonthValue()) << 5 | l.getDayOfMonth();
+            long hms = (long) l.getHour() << 12 | l.getMinute() << 6 | l.getSecond();
+            be(out, (ymd << 17 | hms) + 0x8000000000L, 5);
+        }
+        int n = (fsp + 1) / 2;
+        be(out, n == 1 ? fraction / 10000 : n == 2 ? fraction / 100 : fraction, n);
+        return out.toByteArray();
+    }
+
+    private static final int[] POWERS = {1, 10, 100, 1000, 10000, 100000, 1000000};
+
+    private static void be(ByteArrayOutputStream out, long v, int bytes) {
+        for (int i = bytes - 1; i >= 0; i--) {
+            out.write((int) (v >>> (8 * i)) & 0xFF);
+        }
     }
 
     /** Microseconds of the fraction of a DATETIME2/TIMESTAMP2 value of {@code fsp} digits at {@code at}. */
