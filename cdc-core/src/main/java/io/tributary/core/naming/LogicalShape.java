@@ -109,7 +109,32 @@ public final class LogicalShape {
         if (!map.optional().columnNames().isEmpty()) {
             to.columns().forEach(c -> names.add(c.name()));
         }
-        return Optional.of(new RowsReshaper(map, targets, names));
+        boolean added = targets.stream().anyMatch(t -> t.value() instanceof RowsReshaper.Constant
+                || t.value() instanceof RowsReshaper.RowTime);
+        RowsReshaper.RowImage image = added ? server.rowImage().get() : RowsReshaper.RowImage.FULL;
+        if (image != RowsReshaper.RowImage.FULL && !keyed(to)) {
+            image = RowsReshaper.RowImage.FULL; // without a key the server logs every column in every image
+        }
+        return Optional.of(new RowsReshaper(map, targets, names, image));
+    }
+
+    /**
+     * Whether a table has the key a MINIMAL image holds: a primary key, or a UNIQUE one of NOT NULL columns (which
+     * the server takes for the primary key when there is none).
+     */
+    private static boolean keyed(SchemaTable t) {
+        for (io.tributary.core.schema.SchemaIndex i : t.indexes()) {
+            if (i.kind() == io.tributary.core.schema.SchemaIndex.Kind.PRIMARY) {
+                return true;
+            }
+            if (i.kind() == io.tributary.core.schema.SchemaIndex.Kind.UNIQUE && i.columns().stream().allMatch(p -> {
+                int at = indexOf(t, p.column());
+                return at >= 0 && !t.columns().get(at).nullable();
+            })) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether rows of {@code a} and {@code b} decode alike (column by column, same storage). */
@@ -294,8 +319,11 @@ public final class LogicalShape {
                     + " shard's table, and " + (d == null || d.kind() != ColumnDefault.Kind.LITERAL ? ""
                     : "its default " + d.text() + " cannot be written: ") + e.getMessage());
         }
-        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), storage.type(), storage.metadata(),
-                l.nullable());
+        // MariaDB keeps a BLOB/TEXT column's literal default as an expression, evaluated (and so logged) per insert
+        boolean evaluated = storage.type() == ColumnType.BLOB && d != null && d.kind() == ColumnDefault.Kind.LITERAL
+                && server.flavor().isMariaDb();
+        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes, evaluated), storage.type(),
+                storage.metadata(), l.nullable());
     }
 
     /**

@@ -30,4 +30,12 @@ public interface TableDefinitionSource {
     default Optional<java.time.ZoneId> timeZone(String shard) throws Exception {
         return Optional.empty();
     }
+
+    /**
+     * A shard server's {@code @@global.binlog_row_image} ({@code FULL}, {@code NOBLOB}, {@code MINIMAL}), which says
+     * which images of rows rewritten during a rollout get an added column; empty when there is none to ask.
+     */
+    default Optional<String> rowImage(String shard) throws Exception {
+        return Optional.empty();
+    }
 }

@@ -463,8 +463,8 @@ public final class TransactionMerger {
     }
 
     /**
-     * Each shard's server as the rewrite sees it: the output's flavor (the shards') and its time zone, asked of
-     * {@link #tableDefinitions} once, when a rewrite first needs it (append thread).
+     * Each shard's server as the rewrite sees it: the output's flavor (the shards'), its time zone and its
+     * binlog_row_image, asked of {@link #tableDefinitions} once each, when a rewrite first needs it (append thread).
      */
     private final Map<String, ShardServer> servers = new java.util.HashMap<>();
 
@@ -485,6 +485,23 @@ public final class TransactionMerger {
                     }
                 }
                 return zone;
+            }
+        }, new java.util.function.Supplier<>() {
+            private io.tributary.core.event.rows.RowsReshaper.RowImage image;
+
+            @Override
+            public io.tributary.core.event.rows.RowsReshaper.RowImage get() {
+                if (image == null) {
+                    try {
+                        image = tableDefinitions.rowImage(s).map(ShardServer::rowImage)
+                                .orElse(io.tributary.core.event.rows.RowsReshaper.RowImage.FULL);
+                    } catch (Exception e) {
+                        log.warn("rollout rewrite: cannot ask shard {} for its binlog_row_image ({}); added columns are"
+                                + " written in every full image, as a FULL server does", s, e.toString());
+                        image = io.tributary.core.event.rows.RowsReshaper.RowImage.FULL;
+                    }
+                }
+                return image;
             }
         }, null));
     }

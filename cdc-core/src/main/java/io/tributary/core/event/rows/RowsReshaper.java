@@ -23,9 +23,9 @@ import java.util.Objects;
  * <p>Row images ({@code sql/rpl_record.cc}, {@code pack_row}): a null bitmap over the present columns, then the
  * values of the present non-null columns in their storage format. A widened value is re-encoded: an integer
  * sign-extended (signed source) or zero-extended (unsigned) to the target's width; a VARCHAR or CHAR value given
- * the target's length prefix (1 byte up to 255 bytes of maximum length, else 2). A target constant is present in
- * an image where every source column is (a full image); in a partial one ({@code binlog_row_image=MINIMAL}) it
- * is left out, as the server leaves out what it does not log.
+ * the target's length prefix (1 byte up to 255 bytes of maximum length, else 2). Which images a target column
+ * the source has not is in follows the shard's {@code binlog_row_image} ({@link RowImage}): the server's own
+ * rule for a column the statement did not give.
  *
  * <p>The TABLE_MAP written for the target has no optional metadata but, when given, the column names (signedness,
  * charsets and keys of the source describe other columns). Rows events keep their type (v1/v2), flags, v2 extra data and table id;
@@ -52,10 +52,20 @@ public final class RowsReshaper {
     public record Widen(int source, boolean signed) implements Value {
     }
 
-    /** A value the source has no column for, in the target type's storage format; null bytes: SQL NULL. */
-    public record Constant(byte[] bytes) implements Value {
+    /**
+     * A value the source has no column for, in the target type's storage format; null bytes: SQL NULL.
+     *
+     * @param evaluated whether the server evaluates it for each insert, as MariaDB does a BLOB/TEXT column's
+     *                  literal default (kept as an expression), so that a MINIMAL insert logs it
+     */
+    public record Constant(byte[] bytes, boolean evaluated) implements Value {
         public Constant {
             bytes = bytes == null ? null : bytes.clone();
+        }
+
+        /** A constant the server does not evaluate per insert. */
+        public Constant(byte[] bytes) {
+            this(bytes, false);
         }
 
         @Override
@@ -88,6 +98,33 @@ public final class RowsReshaper {
         }
     }
 
+    /**
+     * The shard's {@code binlog_row_image}, which says which columns the server logs in each image, so which of
+     * the target columns the source has not (defaults, the row's time) an image gets.
+     */
+    public enum RowImage {
+        /** Every column in every image: an added column is in every image whose source columns all are. */
+        FULL,
+        /**
+         * Every column but the BLOB/TEXT ones a statement does not need: an added column is in an image whose
+         * non-BLOB source columns all are, an added BLOB/TEXT column only where every source column is or, in an
+         * insert, when the server evaluates its default ({@link Constant#evaluated}).
+         */
+        NOBLOB,
+        /**
+         * The key (or, without one, every column) in before images, the columns the statement gave or changed
+         * in after images: an added column is in a before image whose source columns all are, in no insert (the
+         * statement did not give it) but for a default the server evaluates ({@code CURRENT_TIMESTAMP}, a
+         * {@link Constant#evaluated}), and in no update's after image but for an {@code ON UPDATE CURRENT_TIMESTAMP}.
+         */
+        MINIMAL
+    }
+
+    /** Which image of a row: an insert's, a delete's or an update's before image, an update's after image. */
+    private enum Image {
+        INSERTED, BEFORE, UPDATED
+    }
+
     /** One column of the target layout. */
     public record TargetColumn(Value value, ColumnType type, int metadata, boolean nullable) {
         public TargetColumn {
@@ -97,6 +134,7 @@ public final class RowsReshaper {
     }
 
     private final TableMapEvent source;
+    private final RowImage rowImage;
     private final TableColumns sourceColumns;
     private final List<TargetColumn> targets;
     private final TableMapEvent target;
@@ -118,6 +156,17 @@ public final class RowsReshaper {
      *                    has the layout of the maps of the shards already altered)
      */
     public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, List<String> columnNames) {
+        this(source, targets, columnNames, RowImage.FULL);
+    }
+
+    /**
+     * @param source      the shard's TABLE_MAP the rows events refer to
+     * @param targets     the target layout, column by column
+     * @param columnNames the target columns' names, or empty (see above)
+     * @param rowImage    the shard's {@code binlog_row_image}
+     */
+    public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, List<String> columnNames, RowImage rowImage) {
+        this.rowImage = Objects.requireNonNull(rowImage, "rowImage");
         if (!columnNames.isEmpty() && columnNames.size() != targets.size()) {
             throw new IllegalArgumentException(columnNames.size() + " column names for " + targets.size() + " columns");
         }
@@ -283,14 +332,14 @@ public final class RowsReshaper {
         }
         BitSet present = readBitmap(c, (int) columns);
         BitSet after = layout == RowsImageLayout.UPDATE ? readBitmap(c, (int) columns) : null;
-        BitSet targetPresent = targetPresent(present, false);
-        BitSet targetAfter = after == null ? null : targetPresent(after, true);
+        BitSet targetPresent = targetPresent(present, layout == RowsImageLayout.WRITE ? Image.INSERTED : Image.BEFORE);
+        BitSet targetAfter = after == null ? null : targetPresent(after, Image.UPDATED);
         packed(out, targets.size());
         int bitmapsAt = out.size();
         int targetBitmapBytes = (targets.size() + 7) / 8;
-        out.write(presentBitmap(targetPresent, targets.size()), 0, targetBitmapBytes);
+        out.write(presentBitmap(targetPresent, targets.size(), rowImage), 0, targetBitmapBytes);
         if (targetAfter != null) {
-            out.write(presentBitmap(targetAfter, targets.size()), 0, targetBitmapBytes);
+            out.write(presentBitmap(targetAfter, targets.size(), rowImage), 0, targetBitmapBytes);
         }
         while (c.pos < c.end) {
             int rowStart = c.pos;
@@ -319,17 +368,33 @@ public final class RowsReshaper {
                 shell.buffer(), 0, shell.length(), 0, decoded);
     }
 
-    private BitSet targetPresent(BitSet sourcePresent, boolean updated) {
+    private BitSet targetPresent(BitSet sourcePresent, Image image) {
         boolean full = sourcePresent.cardinality() == source.columnCount();
+        boolean nonBlobs = true;
+        for (int i = 0; i < source.columnCount() && nonBlobs; i++) {
+            nonBlobs = sourcePresent.get(i) || isBlob(source.realType(i));
+        }
         BitSet out = new BitSet();
         for (int j = 0; j < targets.size(); j++) {
             Value v = targets.get(j).value();
             boolean on = v instanceof Copy cp ? sourcePresent.get(cp.source())
                     : v instanceof Widen w ? sourcePresent.get(w.source())
-                    : full || updated && v instanceof RowTime rt && rt.onUpdate();
+                    : image == Image.UPDATED && v instanceof RowTime rt && rt.onUpdate() || switch (rowImage) {
+                        case FULL -> full;
+                        case NOBLOB -> full || nonBlobs && (!isBlob(targets.get(j).type())
+                                || image == Image.INSERTED && v instanceof Constant k && k.evaluated());
+                        case MINIMAL -> image == Image.BEFORE ? full : image == Image.INSERTED
+                                && (v instanceof RowTime rt && rt.otherwise() == null || v instanceof Constant k
+                                        && k.evaluated());
+                    };
             out.set(j, on);
         }
         return out;
+    }
+
+    private static boolean isBlob(ColumnType t) {
+        return t == ColumnType.BLOB || t == ColumnType.TINY_BLOB || t == ColumnType.MEDIUM_BLOB
+                || t == ColumnType.LONG_BLOB || t == ColumnType.GEOMETRY || t == ColumnType.JSON;
     }
 
     /** Reads one source image at the cursor and writes it in the target layout. */
@@ -498,10 +563,11 @@ public final class RowsReshaper {
         return s;
     }
 
-    /** A columns-present bitmap; when every column is present, its unused bits set as servers write it. */
-    private static byte[] presentBitmap(BitSet bits, int n) {
+    /** A columns-present bitmap; when every column is present, its unused bits set as FULL servers write it. */
+    private static byte[] presentBitmap(BitSet bits, int n, RowImage rowImage) {
         byte[] out = bitmap(bits, n);
-        if (n % 8 != 0 && bits.cardinality() == n) {
+        // FULL (and MINIMAL without a key) set every bit; NOBLOB marks the columns one by one
+        if (n % 8 != 0 && bits.cardinality() == n && rowImage != RowImage.NOBLOB) {
             out[n / 8] |= (byte) (0xFF << (n % 8));
         }
         return out;
