@@ -104,18 +104,77 @@ public final class LogicalShape {
         if (identity) {
             return Optional.empty();
         }
-        // names where the shard writes them: the new map then has the layout (and global id) of the altered shards'
-        List<String> names = new ArrayList<>();
-        if (!map.optional().columnNames().isEmpty()) {
-            to.columns().forEach(c -> names.add(c.name()));
-        }
         boolean added = targets.stream().anyMatch(t -> t.value() instanceof RowsReshaper.Constant
                 || t.value() instanceof RowsReshaper.RowTime);
         RowsReshaper.RowImage image = added ? server.rowImage().get() : RowsReshaper.RowImage.FULL;
         if (image != RowsReshaper.RowImage.FULL && !keyed(to)) {
             image = RowsReshaper.RowImage.FULL; // without a key the server logs every column in every image
         }
-        return Optional.of(new RowsReshaper(map, targets, names, image));
+        return Optional.of(new RowsReshaper(map, targets, optional(map.optional(), to, targets, server.flavor()),
+                server.flavor().isMariaDb(), image));
+    }
+
+    /**
+     * The optional metadata the shard's server writes in the TABLE_MAP of a table of shape {@code to}: none where
+     * the shard writes none ({@code binlog_row_metadata=NO_LOG}); signedness, charsets and geometry types where it
+     * writes no names ({@code MINIMAL}); all of them where it writes names ({@code FULL}). So the new map has the
+     * layout (and the global table id) of the altered shards' maps. A collation whose id is not known here leaves
+     * the names only.
+     */
+    private static io.tributary.core.event.TableMapOptionalMetadata optional(
+            io.tributary.core.event.TableMapOptionalMetadata shard, SchemaTable to, List<RowsReshaper.TargetColumn> targets,
+            BinlogFlavor flavor) {
+        if (shard.isEmpty()) {
+            return io.tributary.core.event.TableMapOptionalMetadata.EMPTY;
+        }
+        boolean full = !shard.columnNames().isEmpty();
+        java.util.BitSet unsigned = new java.util.BitSet();
+        java.util.Map<Integer, Integer> charsets = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> enumSetCharsets = new java.util.HashMap<>();
+        java.util.Map<Integer, List<String>> sets = new java.util.HashMap<>();
+        java.util.Map<Integer, List<String>> enums = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> geometry = new java.util.HashMap<>();
+        List<String> names = new ArrayList<>();
+        boolean known = true;
+        for (int j = 0; j < to.columns().size(); j++) {
+            SchemaColumn c = to.columns().get(j);
+            names.add(c.name());
+            unsigned.set(j, c.unsigned() || c.type().equals("year")); // MariaDB's YEAR is an unsigned TINYINT
+            int collation = c.type().equals("json") ? SqlTypes.collationId("utf8mb4_bin") : c.charset() == null ? 63
+                    : SqlTypes.collationId(c.collation() != null ? c.collation()
+                            : SqlTypes.defaultCollation(c.charset(), flavor));
+            known &= collation >= 0;
+            if (c.type().equals("enum") || c.type().equals("set")) {
+                enumSetCharsets.put(j, collation);
+                (c.type().equals("enum") ? enums : sets).put(j, AddedValues.members(c));
+            } else {
+                charsets.put(j, collation);
+            }
+            int subtype = List.of("geometry", "point", "linestring", "polygon", "multipoint", "multilinestring",
+                    "multipolygon", "geometrycollection").indexOf(c.type());
+            if (subtype >= 0) {
+                geometry.put(j, subtype);
+            }
+        }
+        if (!known) {
+            return full ? new io.tributary.core.event.TableMapOptionalMetadata(null, null, java.util.Map.of(), names,
+                    java.util.Map.of(), java.util.Map.of(), java.util.Map.of(), List.of(), null, java.util.Map.of(),
+                    null, java.util.Map.of(), List.of()) : io.tributary.core.event.TableMapOptionalMetadata.EMPTY;
+        }
+        List<io.tributary.core.event.TableMapOptionalMetadata.PrimaryKeyPart> key = new ArrayList<>();
+        if (full) {
+            to.indexes().stream().filter(i -> i.kind() == io.tributary.core.schema.SchemaIndex.Kind.PRIMARY).findFirst()
+                    .ifPresent(i -> i.columns().forEach(p -> key.add(new io.tributary.core.event.TableMapOptionalMetadata
+                            .PrimaryKeyPart(indexOf(to, p.column()), p.length() == null ? 0 : p.length()))));
+        }
+        java.util.BitSet visible = null;
+        if (full && shard.visibleColumns() != null) {
+            visible = new java.util.BitSet();
+            visible.set(0, targets.size());
+        }
+        return new io.tributary.core.event.TableMapOptionalMetadata(unsigned, null, charsets,
+                full ? names : List.of(), full ? sets : java.util.Map.of(), full ? enums : java.util.Map.of(), geometry,
+                key, null, full ? enumSetCharsets : java.util.Map.of(), visible, java.util.Map.of(), List.of());
     }
 
     /**

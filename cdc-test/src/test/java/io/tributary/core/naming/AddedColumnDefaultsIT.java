@@ -146,6 +146,7 @@ class AddedColumnDefaultsIT {
             assertThat(r.targetMap().columnTypes()).as(what + ": TABLE_MAP types").isEqualTo(map.columnTypes());
             assertThat(r.targetMap().metadata()).as(what + ": TABLE_MAP metadata").isEqualTo(map.metadata());
             assertThat(r.targetMap().nullable()).as(what + ": TABLE_MAP nullability").isEqualTo(map.nullable());
+            assertSameTableMap(r, DB, "o", table, what);
             int events = k < SUPPLIED.size() ? 1 : 2;
             assertThat(rows.get(table)).as(what + ": rows events").hasSize(events);
             for (int e = 0; e < events; e++) {
@@ -180,7 +181,8 @@ class AddedColumnDefaultsIT {
      * insert, an update, an insert of the key alone and a delete on a table without the added columns, rewritten,
      * against the rows events the server writes for a table with them (a MINIMAL insert logs what the statement
      * gave and a CURRENT_TIMESTAMP the server set, its update the key before and the changed columns after, with
-     * an ON UPDATE CURRENT_TIMESTAMP column; NOBLOB leaves out the TEXT columns a statement does not need).
+     * an ON UPDATE CURRENT_TIMESTAMP column; NOBLOB leaves out the TEXT columns a statement does not need). The
+     * TABLE_MAPs here are those of {@code binlog_row_metadata=MINIMAL}.
      */
     @Test
     void shouldRewritePartialImagesAsTheServerWritesThem(ShardCluster cluster) throws Exception {
@@ -194,6 +196,8 @@ class AddedColumnDefaultsIT {
         try (Connection c = cluster.info(0).openAdminConnection(); Statement s = c.createStatement()) {
             s.execute("SET TIMESTAMP = " + INSERTED);
             s.execute("CREATE DATABASE " + db);
+            // the TABLE_MAPs of this test as binlog_row_metadata=MINIMAL writes them (the others': FULL)
+            s.execute("SET GLOBAL binlog_row_metadata = 'MINIMAL'");
             for (int k = 0; k < cases.size(); k++) {
                 s.execute("SET SESSION binlog_row_image = '" + cases.get(k) + "'");
                 String columns = "id INT NOT NULL" + (k % 2 == 0 ? " PRIMARY KEY" : "") + ", v INT, b TEXT";
@@ -204,6 +208,7 @@ class AddedColumnDefaultsIT {
                     s.execute(String.format(st, db + ".t_" + k));
                 }
             }
+            s.execute("SET GLOBAL binlog_row_metadata = 'FULL'");
             for (String table : tables(s, db)) {
                 try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
                     rs.next();
@@ -214,11 +219,14 @@ class AddedColumnDefaultsIT {
         Map<String, TableMapEvent> maps = new HashMap<>();
         Map<String, List<BinlogEvent>> rows = new HashMap<>();
         readBinlog(cluster, db, maps, rows, new HashMap<>());
+        assertThat(maps.get("t_0").optional().columnNames()).as("MINIMAL: no names").isEmpty();
+        assertThat(maps.get("t_0").optional().isEmpty()).as("MINIMAL: signedness and charsets").isFalse();
         int partial = 0;
         for (int k = 0; k < cases.size(); k++) {
             RowsReshaper r = LogicalShape.plan("s0", db + ".o_" + k, maps.get("o_" + k), shape(createTexts.get("o_" + k)),
                     shape(createTexts.get("t_" + k)), ShardServer.withoutTimeZone(BinlogFlavor.MARIADB)
                             .withRowImage(RowsReshaper.RowImage.valueOf(cases.get(k)))).orElseThrow();
+            assertSameTableMap(r, db, "o_" + k, "t_" + k, cases.get(k));
             for (int e = 0; e < statements.size(); e++) {
                 BinlogEvent source = rows.get("o_" + k).get(e);
                 byte[] ours = r.rows(source, source.header().timestamp() * 1_000_000L).rawBytes();
@@ -284,6 +292,7 @@ class AddedColumnDefaultsIT {
             TableMapEvent server = maps.get("b_" + k);
             assertThat(r.targetMap().columnTypes()).as(what + ": TABLE_MAP types").isEqualTo(server.columnTypes());
             assertThat(r.targetMap().metadata()).as(what + ": TABLE_MAP metadata").isEqualTo(server.metadata());
+            assertSameTableMap(r, db, "a_" + k, "b_" + k, what);
             byte[] ours = r.rows(rows.get("a_" + k).get(0)).rawBytes();
             byte[] theirs = rows.get("b_" + k).get(rows.get("b_" + k).size() - 1).rawBytes();
             assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length))).as(what + ": row event after the table id")
@@ -300,6 +309,27 @@ class AddedColumnDefaultsIT {
                     .isInstanceOf(ShapeConflictException.class).hasMessageContaining("column `c`");
         }
         System.out.printf("widened columns: %d type changes equal to the server's ALTER, byte for byte%n", cases.size());
+    }
+
+    /** The TABLE_MAP events read, by database.table (the last of each). */
+    private static final Map<String, BinlogEvent> MAP_EVENTS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The rewritten TABLE_MAP against the server's, from the column count to the end (the names differ: the
+     * rewrite keeps the shard's), optional metadata included (the shards run binlog_row_metadata=FULL).
+     */
+    private static void assertSameTableMap(RowsReshaper r, String db, String source, String table, String what) {
+        byte[] ours = r.tableMap(MAP_EVENTS.get(db + "." + source)).rawBytes();
+        byte[] theirs = MAP_EVENTS.get(db + "." + table).rawBytes();
+        assertThat(hex(Arrays.copyOfRange(ours, afterNames(ours), ours.length)))
+                .as(what + ": TABLE_MAP after the names").isEqualTo(hex(Arrays.copyOfRange(theirs, afterNames(theirs),
+                        theirs.length - 4)));
+    }
+
+    private static int afterNames(byte[] map) {
+        int p = 19 + 8;
+        p += 1 + (map[p] & 0xFF) + 1;
+        return p + 1 + (map[p] & 0xFF) + 1;
     }
 
     private static io.tributary.core.event.ColumnType storageOf(SchemaTable t) {
@@ -321,6 +351,7 @@ class AddedColumnDefaultsIT {
                     if (e.body() instanceof TableMapEvent m && m.database().equals(db)) {
                         byId.put(m.tableId(), m);
                         maps.put(m.table(), m);
+                        MAP_EVENTS.put(db + "." + m.table(), e);
                     } else if (e.body() instanceof RowsEvent r && byId.containsKey(r.tableId())) {
                         rows.computeIfAbsent(byId.get(r.tableId()).table(), t -> new java.util.ArrayList<>()).add(e);
                     } else if (e.body() instanceof io.tributary.core.event.QueryEvent q && q.status() != null

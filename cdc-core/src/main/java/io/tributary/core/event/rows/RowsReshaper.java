@@ -27,8 +27,8 @@ import java.util.Objects;
  * the source has not is in follows the shard's {@code binlog_row_image} ({@link RowImage}): the server's own
  * rule for a column the statement did not give.
  *
- * <p>The TABLE_MAP written for the target has no optional metadata but, when given, the column names (signedness,
- * charsets and keys of the source describe other columns). Rows events keep their type (v1/v2), flags, v2 extra data and table id;
+ * <p>The TABLE_MAP written for the target carries the optional metadata given for the target layout (the caller
+ * derives it from the logical table, as the shard's server would write it). Rows events keep their type (v1/v2), flags, v2 extra data and table id;
  * the merge gives them the global table id afterwards. PARTIAL_UPDATE_ROWS, expanded on the way in, never
  * reaches here.
  *
@@ -135,6 +135,7 @@ public final class RowsReshaper {
 
     private final TableMapEvent source;
     private final RowImage rowImage;
+    private final boolean mariaDb;
     private final TableColumns sourceColumns;
     private final List<TargetColumn> targets;
     private final TableMapEvent target;
@@ -156,17 +157,25 @@ public final class RowsReshaper {
      *                    has the layout of the maps of the shards already altered)
      */
     public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, List<String> columnNames) {
-        this(source, targets, columnNames, RowImage.FULL);
+        this(source, targets, columnNames.isEmpty() ? TableMapOptionalMetadata.EMPTY
+                : new TableMapOptionalMetadata(null, null, java.util.Map.of(), columnNames, java.util.Map.of(),
+                        java.util.Map.of(), java.util.Map.of(), List.of(), null, java.util.Map.of(), null,
+                        java.util.Map.of(), List.of()), true, RowImage.FULL);
     }
 
     /**
-     * @param source      the shard's TABLE_MAP the rows events refer to
-     * @param targets     the target layout, column by column
-     * @param columnNames the target columns' names, or empty (see above)
-     * @param rowImage    the shard's {@code binlog_row_image}
+     * @param source   the shard's TABLE_MAP the rows events refer to
+     * @param targets  the target layout, column by column
+     * @param optional the target TABLE_MAP's optional metadata, by target column (what the shard's server writes
+     *                 for a table of the target layout, per its {@code binlog_row_metadata}), or EMPTY
+     * @param mariaDb  whether the shard is a MariaDB server (how the optional metadata groups YEAR and GEOMETRY)
+     * @param rowImage the shard's {@code binlog_row_image}
      */
-    public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, List<String> columnNames, RowImage rowImage) {
+    public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, TableMapOptionalMetadata optional,
+            boolean mariaDb, RowImage rowImage) {
         this.rowImage = Objects.requireNonNull(rowImage, "rowImage");
+        this.mariaDb = mariaDb;
+        List<String> columnNames = optional.columnNames();
         if (!columnNames.isEmpty() && columnNames.size() != targets.size()) {
             throw new IllegalArgumentException(columnNames.size() + " column names for " + targets.size() + " columns");
         }
@@ -198,10 +207,6 @@ public final class RowsReshaper {
             metadata.add(t.metadata());
             nullable.set(j, t.nullable());
         }
-        TableMapOptionalMetadata optional = columnNames.isEmpty() ? TableMapOptionalMetadata.EMPTY
-                : new TableMapOptionalMetadata(null, null, java.util.Map.of(), columnNames, java.util.Map.of(),
-                        java.util.Map.of(), java.util.Map.of(), List.of(), null, java.util.Map.of(), null, java.util.Map.of(),
-                        List.of());
         this.target = new TableMapEvent(source.tableId(), source.flags(), source.database(), source.table(), types,
                 metadata, nullable, optional);
         this.targetColumns = TableColumns.of(target);
@@ -259,18 +264,8 @@ public final class RowsReshaper {
         packed(body, meta.size());
         body.write(meta.toByteArray(), 0, meta.size());
         body.write(bitmap(target.nullable(), target.columnCount()), 0, (target.columnCount() + 7) / 8);
-        List<String> names = target.optional().columnNames();
-        if (!names.isEmpty()) {
-            ByteArrayOutputStream field = new ByteArrayOutputStream();
-            for (String n : names) {
-                byte[] b = n.getBytes(StandardCharsets.UTF_8);
-                packed(field, b.length);
-                field.write(b, 0, b.length);
-            }
-            body.write(4); // COLUMN_NAME
-            packed(body, field.size());
-            body.write(field.toByteArray(), 0, field.size());
-        }
+        byte[] optional = target.optional().toBytes(target.columnTypes(), target.metadata(), mariaDb);
+        body.write(optional, 0, optional.length);
         return event(sourceEvent, EventType.TABLE_MAP.code(), body.toByteArray(), target);
     }
 
