@@ -16,14 +16,14 @@ import java.util.regex.Pattern;
 /**
  * The row-image bytes of a column the logical table has and a shard's table has not yet (issue 16), for the types
  * beyond integers and VARCHAR/CHAR (those are {@link LogicalShape#value}'s): DECIMAL, FLOAT, DOUBLE, DATE,
- * DATETIME(n), TIME(n), YEAR, ENUM, SET, TEXT/BLOB, TIMESTAMP(n) when NULL or zero, BIT and
+ * DATETIME(n), TIME(n), TIMESTAMP(n), YEAR, ENUM, SET, TEXT/BLOB, JSON (per flavor), BIT and
  * the spatial types when NULL (or a NOT NULL BIT's implicit zero). Formats as the server packs
  * them ({@code Field_*::pack}, {@code my_datetime_packed_to_binary}, {@code decimal2bin}); the bytes are checked
  * against a live server's binlog by {@code AddedColumnDefaultsIT}.
  *
- * <p>A TIMESTAMP literal is refused: the server stores it as seconds since the epoch converted from the time zone
- * of the session that ran the DDL, which the rewrite does not know. A {@code DEFAULT current_timestamp()} is
- * refused by the caller (an expression: the server writes each row's own time).
+ * <p>A TIMESTAMP literal is stored as the server stores it, seconds since the epoch of the literal read in the time
+ * zone of the session that ran the DDL ({@link #timestamp}, given the zone). A {@code DEFAULT current_timestamp()}
+ * is the row's own time, which the caller supplies per rows event.
  *
  * <p>Stateless and thread-safe.
  */

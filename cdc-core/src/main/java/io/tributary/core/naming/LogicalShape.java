@@ -28,9 +28,11 @@ import java.util.Optional;
  * DOUBLE, DATETIME(n)/TIMESTAMP(n) to more fractional digits ({@link AddedValues#widening}). Values of added columns: the column's literal default; without one, NULL where
  * the column allows it, else the implicit default a server gives a NOT NULL column without a default (0 for
  * integers, the empty string for character types); the other types' values are {@link AddedValues}'s (DECIMAL,
- * FLOAT, DOUBLE, dates and times, YEAR, ENUM, SET, TEXT/BLOB; NULL for TIMESTAMP, BIT, spatial). An added column of
- * another type (JSON), a TIMESTAMP literal, or a default that is an expression (evaluated by the server per row)
- * cannot be supplied: a conflict.
+ * FLOAT, DOUBLE, dates and times, TIMESTAMP literals in the DDL session's time zone, YEAR, ENUM, SET, TEXT/BLOB,
+ * JSON; NULL for BIT, spatial). A {@code CURRENT_TIMESTAMP} default or {@code ON UPDATE} gets the row's own time
+ * ({@link RowsReshaper.RowTime}). Another expression default (evaluated by the server per row from what the rewrite
+ * does not have) cannot be supplied: a conflict. The rewritten TABLE_MAP carries the optional metadata the shard's
+ * server writes (per its {@code binlog_row_metadata}), the rows the images its {@code binlog_row_image} gives.
  *
  * <p>Stateless and thread-safe.
  */
