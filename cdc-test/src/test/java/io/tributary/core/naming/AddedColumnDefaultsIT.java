@@ -198,17 +198,11 @@ class AddedColumnDefaultsIT {
             s.execute("CREATE DATABASE " + db);
             // the TABLE_MAPs of this test as binlog_row_metadata=MINIMAL writes them (the others': FULL)
             s.execute("SET GLOBAL binlog_row_metadata = 'MINIMAL'");
-            for (int k = 0; k < cases.size(); k++) {
-                s.execute("SET SESSION binlog_row_image = '" + cases.get(k) + "'");
-                String columns = "id INT NOT NULL" + (k % 2 == 0 ? " PRIMARY KEY" : "") + ", v INT, b TEXT";
-                s.execute("CREATE TABLE " + db + ".o_" + k + " (" + columns + ")");
-                s.execute("CREATE TABLE " + db + ".t_" + k + " (" + columns + added + ")");
-                for (String st : statements) {
-                    s.execute(String.format(st, db + ".o_" + k));
-                    s.execute(String.format(st, db + ".t_" + k));
-                }
+            try {
+                writeEach(s, db, cases, statements, added);
+            } finally {
+                s.execute("SET GLOBAL binlog_row_metadata = 'FULL'");
             }
-            s.execute("SET GLOBAL binlog_row_metadata = 'FULL'");
             for (String table : tables(s, db)) {
                 try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
                     rs.next();
@@ -309,6 +303,21 @@ class AddedColumnDefaultsIT {
                     .isInstanceOf(ShapeConflictException.class).hasMessageContaining("column `c`");
         }
         System.out.printf("widened columns: %d type changes equal to the server's ALTER, byte for byte%n", cases.size());
+    }
+
+    /** Tables o_k (without the added columns) and t_k (with them), each statement on both, per row image k. */
+    private static void writeEach(Statement s, String db, List<String> cases, List<String> statements, String added)
+            throws SQLException {
+        for (int k = 0; k < cases.size(); k++) {
+            s.execute("SET SESSION binlog_row_image = '" + cases.get(k) + "'");
+            String columns = "id INT NOT NULL" + (k % 2 == 0 ? " PRIMARY KEY" : "") + ", v INT, b TEXT";
+            s.execute("CREATE TABLE " + db + ".o_" + k + " (" + columns + ")");
+            s.execute("CREATE TABLE " + db + ".t_" + k + " (" + columns + added + ")");
+            for (String st : statements) {
+                s.execute(String.format(st, db + ".o_" + k));
+                s.execute(String.format(st, db + ".t_" + k));
+            }
+        }
     }
 
     /** The TABLE_MAP events read, by database.table (the last of each). */
