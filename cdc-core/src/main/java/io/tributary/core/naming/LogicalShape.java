@@ -165,8 +165,7 @@ public final class LogicalShape {
         }
         List<io.tributary.core.event.TableMapOptionalMetadata.PrimaryKeyPart> key = new ArrayList<>();
         if (full) {
-            to.indexes().stream().filter(i -> i.kind() == io.tributary.core.schema.SchemaIndex.Kind.PRIMARY).findFirst()
-                    .ifPresent(i -> i.columns().forEach(p -> key.add(new io.tributary.core.event.TableMapOptionalMetadata
+            primaryKey(to).ifPresent(i -> i.columns().forEach(p -> key.add(new io.tributary.core.event.TableMapOptionalMetadata
                             .PrimaryKeyPart(indexOf(to, p.column()), p.length() == null ? 0 : p.length()))));
         }
         java.util.BitSet visible = null;
@@ -184,18 +183,25 @@ public final class LogicalShape {
      * the server takes for the primary key when there is none).
      */
     private static boolean keyed(SchemaTable t) {
+        return primaryKey(t).isPresent();
+    }
+
+    /** The key a server takes for the primary key: the PRIMARY KEY, else the first UNIQUE one of NOT NULL columns. */
+    private static Optional<io.tributary.core.schema.SchemaIndex> primaryKey(SchemaTable t) {
         for (io.tributary.core.schema.SchemaIndex i : t.indexes()) {
             if (i.kind() == io.tributary.core.schema.SchemaIndex.Kind.PRIMARY) {
-                return true;
+                return Optional.of(i);
             }
+        }
+        for (io.tributary.core.schema.SchemaIndex i : t.indexes()) {
             if (i.kind() == io.tributary.core.schema.SchemaIndex.Kind.UNIQUE && i.columns().stream().allMatch(p -> {
                 int at = indexOf(t, p.column());
                 return at >= 0 && !t.columns().get(at).nullable();
             })) {
-                return true;
+                return Optional.of(i);
             }
         }
-        return false;
+        return Optional.empty();
     }
 
     /** Whether rows of {@code a} and {@code b} decode alike (column by column, same storage). */

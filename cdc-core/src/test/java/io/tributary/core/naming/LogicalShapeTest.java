@@ -63,6 +63,7 @@ class LogicalShapeTest {
                 ColumnType.LONG, ColumnType.LONG, ColumnType.VARCHAR, ColumnType.LONG, ColumnType.VARCHAR,
                 ColumnType.LONGLONG);
         assertThat(m.metadata()).containsExactly(0, 0, 160, 0, 0, 20, 0, 1200, 0);
+        assertThat(m.optional().isEmpty()).as("binlog_row_metadata=NO_LOG (the shard's map has none): none").isTrue();
         assertThat(m.nullable().get(0)).isFalse();
         assertThat(m.nullable().get(1)).isTrue();
         String targets = r.toString();

@@ -182,7 +182,8 @@ class AddedColumnDefaultsIT {
      * against the rows events the server writes for a table with them (a MINIMAL insert logs what the statement
      * gave and a CURRENT_TIMESTAMP the server set, its update the key before and the changed columns after, with
      * an ON UPDATE CURRENT_TIMESTAMP column; NOBLOB leaves out the TEXT columns a statement does not need). The
-     * TABLE_MAPs here are those of {@code binlog_row_metadata=MINIMAL}.
+     * TABLE_MAPs here are those of {@code binlog_row_metadata=MINIMAL} but the last pair's (FULL: a UNIQUE NOT NULL
+     * key, which the server takes for the primary key).
      */
     @Test
     void shouldRewritePartialImagesAsTheServerWritesThem(ShardCluster cluster) throws Exception {
@@ -191,7 +192,8 @@ class AddedColumnDefaultsIT {
                 "UPDATE %s SET v = 11 WHERE id = 1", "INSERT INTO %s (id) VALUES (2)", "DELETE FROM %s WHERE id = 2");
         String added = ", c INT DEFAULT 7, n TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,"
                 + " u TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, x TEXT DEFAULT 'x'";
-        List<String> cases = List.of("MINIMAL", "MINIMAL", "NOBLOB", "NOBLOB");
+        // per table pair: the session's binlog_row_image; a primary key (even), none (odd), a UNIQUE NOT NULL key (4)
+        List<String> cases = List.of("MINIMAL", "MINIMAL", "NOBLOB", "NOBLOB", "MINIMAL");
         Map<String, String> createTexts = new HashMap<>();
         try (Connection c = cluster.info(0).openAdminConnection(); Statement s = c.createStatement()) {
             s.execute("SET TIMESTAMP = " + INSERTED);
@@ -199,10 +201,11 @@ class AddedColumnDefaultsIT {
             // the TABLE_MAPs of this test as binlog_row_metadata=MINIMAL writes them (the others': FULL)
             s.execute("SET GLOBAL binlog_row_metadata = 'MINIMAL'");
             try {
-                writeEach(s, db, cases, statements, added);
+                writeEach(s, db, cases, 0, 4, statements, added);
             } finally {
                 s.execute("SET GLOBAL binlog_row_metadata = 'FULL'");
             }
+            writeEach(s, db, cases, 4, 5, statements, added);
             for (String table : tables(s, db)) {
                 try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
                     rs.next();
@@ -226,7 +229,8 @@ class AddedColumnDefaultsIT {
                 byte[] ours = r.rows(source, source.header().timestamp() * 1_000_000L).rawBytes();
                 byte[] theirs = rows.get("t_" + k).get(e).rawBytes();
                 assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length)))
-                        .as(cases.get(k) + (k % 2 == 0 ? ", primary key: " : ", no key: ") + statements.get(e))
+                        .as(cases.get(k) + (k == 4 ? ", unique key: " : k % 2 == 0 ? ", primary key: " : ", no key: ")
+                                + statements.get(e))
                         .isEqualTo(hex(Arrays.copyOfRange(theirs, 25, theirs.length - 4)));
                 RowsEvent body = (RowsEvent) rows.get("t_" + k).get(e).body();
                 partial += body.columnsPresent().cardinality() < body.columnCount() ? 1 : 0;
@@ -306,11 +310,12 @@ class AddedColumnDefaultsIT {
     }
 
     /** Tables o_k (without the added columns) and t_k (with them), each statement on both, per row image k. */
-    private static void writeEach(Statement s, String db, List<String> cases, List<String> statements, String added)
-            throws SQLException {
-        for (int k = 0; k < cases.size(); k++) {
+    private static void writeEach(Statement s, String db, List<String> cases, int from, int to, List<String> statements,
+            String added) throws SQLException {
+        for (int k = from; k < to; k++) {
             s.execute("SET SESSION binlog_row_image = '" + cases.get(k) + "'");
-            String columns = "id INT NOT NULL" + (k % 2 == 0 ? " PRIMARY KEY" : "") + ", v INT, b TEXT";
+            String columns = "id INT NOT NULL" + (k == 4 ? "" : k % 2 == 0 ? " PRIMARY KEY" : "") + ", v INT, b TEXT"
+                    + (k == 4 ? ", UNIQUE KEY u (id)" : "");
             s.execute("CREATE TABLE " + db + ".o_" + k + " (" + columns + ")");
             s.execute("CREATE TABLE " + db + ".t_" + k + " (" + columns + added + ")");
             for (String st : statements) {
