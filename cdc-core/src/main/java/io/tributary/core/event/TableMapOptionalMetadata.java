@@ -191,6 +191,123 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
         }
     }
 
+    /**
+     * These fields as a server writes them after a TABLE_MAP's null bitmap ({@code init_metadata_fields} of MySQL
+     * and MariaDB): SIGNEDNESS, DEFAULT_CHARSET or COLUMN_CHARSET, GEOMETRY_TYPE (what {@code
+     * binlog_row_metadata=MINIMAL} writes), then COLUMN_NAME, ENUM_AND_SET_DEFAULT_CHARSET or
+     * ENUM_AND_SET_COLUMN_CHARSET, SET_STR_VALUE, ENUM_STR_VALUE, SIMPLE_PRIMARY_KEY or PRIMARY_KEY_WITH_PREFIX and
+     * COLUMN_VISIBILITY ({@code FULL}), each where this value has it and the table has columns of its kind. Of the
+     * two charset forms the server writes DEFAULT_* (the most used collation, ties to the lowest id, and the
+     * columns that differ) unless one collation per column is shorter, counting a byte per number:
+     * {@code n < 1 + (n - most) * 2}.
+     *
+     * @param mariaDb the grouping of YEAR and GEOMETRY columns (see above)
+     */
+    public byte[] toBytes(List<ColumnType> types, List<Integer> metadata, boolean mariaDb) {
+        ColumnGroups g = new ColumnGroups(types, metadata, mariaDb);
+        io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.buffer();
+        if (unsignedColumns != null && !g.numeric.isEmpty()) {
+            byte[] bits = new byte[(g.numeric.size() + 7) / 8];
+            for (int i = 0; i < g.numeric.size(); i++) {
+                if (unsignedColumns.get(g.numeric.get(i))) {
+                    bits[i / 8] |= (byte) (0x80 >>> (i % 8));
+                }
+            }
+            field(out, 1, io.netty.buffer.Unpooled.wrappedBuffer(bits));
+        }
+        charsets(out, g.character, columnCharsets, 2, 3);
+        if (!geometryTypes.isEmpty() && !g.geometry.isEmpty()) {
+            io.netty.buffer.ByteBuf v = io.netty.buffer.Unpooled.buffer();
+            g.geometry.forEach(c -> BinlogEventEncoder.writePacked(v, geometryTypes.getOrDefault(c, 0)));
+            field(out, 7, v);
+        }
+        if (!columnNames.isEmpty()) {
+            io.netty.buffer.ByteBuf v = io.netty.buffer.Unpooled.buffer();
+            columnNames.forEach(n -> string(v, n));
+            field(out, 4, v);
+        }
+        charsets(out, g.enumOrSet, enumSetColumnCharsets, 10, 11);
+        strings(out, 5, g.set, setValues);
+        strings(out, 6, g.enumeration, enumValues);
+        if (!primaryKey.isEmpty()) {
+            boolean prefixed = primaryKey.stream().anyMatch(p -> p.prefixLength() != 0);
+            io.netty.buffer.ByteBuf v = io.netty.buffer.Unpooled.buffer();
+            for (PrimaryKeyPart p : primaryKey) {
+                BinlogEventEncoder.writePacked(v, p.column());
+                if (prefixed) {
+                    BinlogEventEncoder.writePacked(v, p.prefixLength());
+                }
+            }
+            field(out, prefixed ? 9 : 8, v);
+        }
+        if (visibleColumns != null) {
+            byte[] bits = new byte[(types.size() + 7) / 8];
+            for (int i = 0; i < types.size(); i++) {
+                if (visibleColumns.get(i)) {
+                    bits[i / 8] |= (byte) (0x80 >>> (i % 8));
+                }
+            }
+            field(out, 12, io.netty.buffer.Unpooled.wrappedBuffer(bits));
+        }
+        byte[] bytes = new byte[out.readableBytes()];
+        out.readBytes(bytes);
+        return bytes;
+    }
+
+    private static void charsets(io.netty.buffer.ByteBuf out, List<Integer> group, Map<Integer, Integer> collations,
+            int defaultType, int columnType) {
+        if (collations.isEmpty() || group.isEmpty()) {
+            return;
+        }
+        java.util.TreeMap<Integer, Integer> counts = new java.util.TreeMap<>();
+        for (int c : group) {
+            counts.merge(collations.getOrDefault(c, 63), 1, Integer::sum);
+        }
+        int most = 0;
+        int mostCount = 0;
+        for (Map.Entry<Integer, Integer> e : counts.entrySet()) {
+            if (e.getValue() > mostCount) {
+                most = e.getKey();
+                mostCount = e.getValue();
+            }
+        }
+        io.netty.buffer.ByteBuf v = io.netty.buffer.Unpooled.buffer();
+        if (group.size() >= 1 + (group.size() - mostCount) * 2) {
+            BinlogEventEncoder.writePacked(v, most);
+            for (int i = 0; i < group.size(); i++) {
+                int collation = collations.getOrDefault(group.get(i), 63);
+                if (collation != most) {
+                    BinlogEventEncoder.writePacked(v, i);
+                    BinlogEventEncoder.writePacked(v, collation);
+                }
+            }
+            field(out, defaultType, v);
+        } else {
+            group.forEach(c -> BinlogEventEncoder.writePacked(v, collations.getOrDefault(c, 63)));
+            field(out, columnType, v);
+        }
+    }
+
+    private static void strings(io.netty.buffer.ByteBuf out, int type, List<Integer> group,
+            Map<Integer, List<String>> values) {
+        if (values.isEmpty() || group.isEmpty()) {
+            return;
+        }
+        io.netty.buffer.ByteBuf v = io.netty.buffer.Unpooled.buffer();
+        for (int c : group) {
+            List<String> members = values.getOrDefault(c, List.of());
+            BinlogEventEncoder.writePacked(v, members.size());
+            members.forEach(m -> string(v, m));
+        }
+        field(out, type, v);
+    }
+
+    private static void string(io.netty.buffer.ByteBuf v, String s) {
+        byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        BinlogEventEncoder.writePacked(v, b.length);
+        v.writeBytes(b);
+    }
+
     /** A column's collation; GEOMETRY columns, which only MariaDB groups with the character ones, are binary. */
     private int collation(int column, List<ColumnType> types) {
         Integer c = columnCharsets.get(column);

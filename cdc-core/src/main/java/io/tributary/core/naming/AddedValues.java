@@ -1,5 +1,6 @@
 package io.tributary.core.naming;
 
+import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.event.ColumnType;
 import io.tributary.core.event.rows.PackedDecimal;
 import io.tributary.core.schema.SchemaColumn;
@@ -15,14 +16,14 @@ import java.util.regex.Pattern;
 /**
  * The row-image bytes of a column the logical table has and a shard's table has not yet (issue 16), for the types
  * beyond integers and VARCHAR/CHAR (those are {@link LogicalShape#value}'s): DECIMAL, FLOAT, DOUBLE, DATE,
- * DATETIME(n), TIME(n), YEAR, ENUM, SET, TEXT/BLOB, TIMESTAMP(n) when NULL or zero, BIT and
+ * DATETIME(n), TIME(n), TIMESTAMP(n), YEAR, ENUM, SET, TEXT/BLOB, JSON (per flavor), BIT and
  * the spatial types when NULL (or a NOT NULL BIT's implicit zero). Formats as the server packs
  * them ({@code Field_*::pack}, {@code my_datetime_packed_to_binary}, {@code decimal2bin}); the bytes are checked
  * against a live server's binlog by {@code AddedColumnDefaultsIT}.
  *
- * <p>A TIMESTAMP literal is refused: the server stores it as seconds since the epoch converted from the time zone
- * of the session that ran the DDL, which the rewrite does not know. A {@code DEFAULT current_timestamp()} is
- * refused by the caller (an expression: the server writes each row's own time).
+ * <p>A TIMESTAMP literal is stored as the server stores it, seconds since the epoch of the literal read in the time
+ * zone of the session that ran the DDL ({@link #timestamp}, given the zone). A {@code DEFAULT current_timestamp()}
+ * is the row's own time, which the caller supplies per rows event.
  *
  * <p>Stateless and thread-safe.
  */
@@ -47,8 +48,8 @@ final class AddedValues {
                 int[] ps = precisionScale(c);
                 yield new Storage(ColumnType.NEWDECIMAL, ps[0] << 8 | ps[1]);
             }
-            case "float" -> c.args() == null ? new Storage(ColumnType.FLOAT, 4) : null;
-            case "double" -> c.args() == null ? new Storage(ColumnType.DOUBLE, 8) : null;
+            case "float" -> new Storage(ColumnType.FLOAT, 4);
+            case "double", "real" -> new Storage(ColumnType.DOUBLE, 8);
             case "date" -> new Storage(ColumnType.DATE, 0);
             case "datetime" -> new Storage(ColumnType.DATETIME2, fsp(c));
             case "timestamp" -> new Storage(ColumnType.TIMESTAMP2, fsp(c));
@@ -73,11 +74,52 @@ final class AddedValues {
         };
     }
 
+    /**
+     * The storage of a column on a shard of {@code flavor}: as {@link #storage(SchemaColumn)}, and a JSON column as
+     * the server stores it, a LONGTEXT (utf8mb4) on MariaDB, binary JSON on MySQL.
+     */
+    static Storage storage(SchemaColumn c, BinlogFlavor flavor) {
+        if (c.type().equals("json")) {
+            return flavor.isMariaDb() ? new Storage(ColumnType.BLOB, 4) : new Storage(ColumnType.JSON, 4);
+        }
+        return storage(c);
+    }
+
+    /**
+     * A TIMESTAMP literal default (as SHOW CREATE TABLE prints it in the DDL session's time zone) as the server
+     * stores it: seconds since the epoch of that local time in {@code zone}, then the fraction. A local time that a
+     * daylight-saving change skips or repeats is taken at the offset before the change.
+     */
+    static byte[] timestamp(String text, Storage s, java.util.function.Supplier<java.time.ZoneId> zone) {
+        String v = text.trim();
+        if (v.matches("0000-00-00( 00:00:00(\\.0*)?)?|0")) {
+            return zeros(s);
+        }
+        Matcher m = match(DATETIME, v, "a timestamp YYYY-MM-DD HH:MM:SS[.ffffff]");
+        java.time.LocalDateTime local;
+        try {
+            local = java.time.LocalDateTime.of(integer(m.group(1), ""), integer(m.group(2), ""), integer(m.group(3), ""),
+                    m.group(4) == null ? 0 : integer(m.group(4), ""), m.group(5) == null ? 0 : integer(m.group(5), ""),
+                    m.group(6) == null ? 0 : integer(m.group(6), ""));
+        } catch (java.time.DateTimeException e) {
+            throw new IllegalArgumentException("'" + v + "' is not a timestamp: " + e.getMessage());
+        }
+        long seconds = java.time.ZonedDateTime.ofLocal(local, zone.get(), null).toEpochSecond();
+        if (seconds < 1 || seconds > 0x7FFFFFFFL) {
+            throw new IllegalArgumentException("'" + v + "' is outside the TIMESTAMP range");
+        }
+        return withFraction(bigEndian(seconds, 4), micros(m.group(7)), s.metadata());
+    }
+
     /** The value a server gives a NOT NULL column without a default: zero, the empty string, the first member. */
     static byte[] implicit(SchemaColumn c, Storage s, Charset cs) {
         if (s.type() == ColumnType.TIMESTAMP2) {
             throw new IllegalArgumentException("a NOT NULL TIMESTAMP without a default gets the row's time from the"
                     + " server, which the rewrite does not know");
+        }
+        if (c.type().equals("json")) {
+            throw new IllegalArgumentException("a NOT NULL JSON column without a default has no value a server gives"
+                    + " it (the empty string is not JSON)");
         }
         return switch (c.type()) {
             case "enum" -> value(c, s, members(c).get(0), cs);
@@ -195,6 +237,10 @@ final class AddedValues {
                 + " to more digits, FLOAT to DOUBLE, DATETIME/TIMESTAMP to more fractional digits)";
         if (from == null || to == null || s.unsigned() != l.unsigned()) {
             return no;
+        }
+        if ((from.type() == ColumnType.FLOAT || from.type() == ColumnType.DOUBLE) && (s.args() != null
+                || l.args() != null)) {
+            return no; // FLOAT(M,D)/DOUBLE(M,D): the server's ALTER rounds to D digits
         }
         if (from.type() == ColumnType.FLOAT && to.type() == ColumnType.DOUBLE) {
             return null;

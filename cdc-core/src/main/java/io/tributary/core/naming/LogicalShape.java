@@ -28,9 +28,11 @@ import java.util.Optional;
  * DOUBLE, DATETIME(n)/TIMESTAMP(n) to more fractional digits ({@link AddedValues#widening}). Values of added columns: the column's literal default; without one, NULL where
  * the column allows it, else the implicit default a server gives a NOT NULL column without a default (0 for
  * integers, the empty string for character types); the other types' values are {@link AddedValues}'s (DECIMAL,
- * FLOAT, DOUBLE, dates and times, YEAR, ENUM, SET, TEXT/BLOB; NULL for TIMESTAMP, BIT, spatial). An added column of
- * another type (JSON), a TIMESTAMP literal, or a default that is an expression (evaluated by the server per row)
- * cannot be supplied: a conflict.
+ * FLOAT, DOUBLE, dates and times, TIMESTAMP literals in the DDL session's time zone, YEAR, ENUM, SET, TEXT/BLOB,
+ * JSON; NULL for BIT, spatial). A {@code CURRENT_TIMESTAMP} default or {@code ON UPDATE} gets the row's own time
+ * ({@link RowsReshaper.RowTime}). Another expression default (evaluated by the server per row from what the rewrite
+ * does not have) cannot be supplied: a conflict. The rewritten TABLE_MAP carries the optional metadata the shard's
+ * server writes (per its {@code binlog_row_metadata}), the rows the images its {@code binlog_row_image} gives.
  *
  * <p>Stateless and thread-safe.
  */
@@ -47,6 +49,16 @@ public final class LogicalShape {
      */
     public static Optional<RowsReshaper> plan(String shard, String physical, TableMapEvent map, SchemaTable from,
             SchemaTable to) {
+        return plan(shard, physical, map, from, to, ShardServer.withoutTimeZone(BinlogFlavor.MARIADB));
+    }
+
+    /**
+     * As {@link #plan(String, String, TableMapEvent, SchemaTable, SchemaTable)}, for a shard on {@code server} (its
+     * flavor, time zone and the DDL session's, which values of added JSON, TIMESTAMP and CURRENT_TIMESTAMP columns
+     * need).
+     */
+    public static Optional<RowsReshaper> plan(String shard, String physical, TableMapEvent map, SchemaTable from,
+            SchemaTable to, ShardServer server) {
         if (map.columnCount() != from.columns().size()) {
             throw conflict(shard, physical, from, to, "its TABLE_MAP has " + map.columnCount() + " columns, the shape"
                     + " it should be in " + from.columns().size());
@@ -69,7 +81,7 @@ public final class LogicalShape {
                 i = j; // renamed in place (CHANGE / RENAME COLUMN): the same column under another name
             }
             if (i < 0) {
-                targets.add(added(shard, physical, from, to, l));
+                targets.add(added(shard, physical, from, to, l, server));
                 identity = false;
                 continue;
             }
@@ -94,12 +106,102 @@ public final class LogicalShape {
         if (identity) {
             return Optional.empty();
         }
-        // names where the shard writes them: the new map then has the layout (and global id) of the altered shards'
-        List<String> names = new ArrayList<>();
-        if (!map.optional().columnNames().isEmpty()) {
-            to.columns().forEach(c -> names.add(c.name()));
+        boolean added = targets.stream().anyMatch(t -> t.value() instanceof RowsReshaper.Constant
+                || t.value() instanceof RowsReshaper.RowTime);
+        RowsReshaper.RowImage image = added ? server.rowImage().get() : RowsReshaper.RowImage.FULL;
+        if (image != RowsReshaper.RowImage.FULL && !keyed(to)) {
+            image = RowsReshaper.RowImage.FULL; // without a key the server logs every column in every image
         }
-        return Optional.of(new RowsReshaper(map, targets, names));
+        return Optional.of(new RowsReshaper(map, targets, optional(map.optional(), to, targets, server.flavor()),
+                server.flavor().isMariaDb(), image));
+    }
+
+    /**
+     * The optional metadata the shard's server writes in the TABLE_MAP of a table of shape {@code to}: none where
+     * the shard writes none ({@code binlog_row_metadata=NO_LOG}); signedness, charsets and geometry types where it
+     * writes no names ({@code MINIMAL}); all of them where it writes names ({@code FULL}). So the new map has the
+     * layout (and the global table id) of the altered shards' maps. A collation whose id is not known here leaves
+     * the names only.
+     */
+    private static io.tributary.core.event.TableMapOptionalMetadata optional(
+            io.tributary.core.event.TableMapOptionalMetadata shard, SchemaTable to, List<RowsReshaper.TargetColumn> targets,
+            BinlogFlavor flavor) {
+        if (shard.isEmpty()) {
+            return io.tributary.core.event.TableMapOptionalMetadata.EMPTY;
+        }
+        boolean full = !shard.columnNames().isEmpty();
+        java.util.BitSet unsigned = new java.util.BitSet();
+        java.util.Map<Integer, Integer> charsets = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> enumSetCharsets = new java.util.HashMap<>();
+        java.util.Map<Integer, List<String>> sets = new java.util.HashMap<>();
+        java.util.Map<Integer, List<String>> enums = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> geometry = new java.util.HashMap<>();
+        List<String> names = new ArrayList<>();
+        boolean known = true;
+        for (int j = 0; j < to.columns().size(); j++) {
+            SchemaColumn c = to.columns().get(j);
+            names.add(c.name());
+            unsigned.set(j, c.unsigned() || c.type().equals("year")); // MariaDB's YEAR is an unsigned TINYINT
+            int collation = c.type().equals("json") ? SqlTypes.collationId("utf8mb4_bin") : c.charset() == null ? 63
+                    : SqlTypes.collationId(c.collation() != null ? c.collation()
+                            : SqlTypes.defaultCollation(c.charset(), flavor));
+            known &= collation >= 0;
+            if (c.type().equals("enum") || c.type().equals("set")) {
+                enumSetCharsets.put(j, collation);
+                (c.type().equals("enum") ? enums : sets).put(j, AddedValues.members(c));
+            } else {
+                charsets.put(j, collation);
+            }
+            int subtype = List.of("geometry", "point", "linestring", "polygon", "multipoint", "multilinestring",
+                    "multipolygon", "geometrycollection").indexOf(c.type());
+            if (subtype >= 0) {
+                geometry.put(j, subtype);
+            }
+        }
+        if (!known) {
+            return full ? new io.tributary.core.event.TableMapOptionalMetadata(null, null, java.util.Map.of(), names,
+                    java.util.Map.of(), java.util.Map.of(), java.util.Map.of(), List.of(), null, java.util.Map.of(),
+                    null, java.util.Map.of(), List.of()) : io.tributary.core.event.TableMapOptionalMetadata.EMPTY;
+        }
+        List<io.tributary.core.event.TableMapOptionalMetadata.PrimaryKeyPart> key = new ArrayList<>();
+        if (full) {
+            primaryKey(to).ifPresent(i -> i.columns().forEach(p -> key.add(new io.tributary.core.event.TableMapOptionalMetadata
+                            .PrimaryKeyPart(indexOf(to, p.column()), p.length() == null ? 0 : p.length()))));
+        }
+        java.util.BitSet visible = null;
+        if (full && shard.visibleColumns() != null) {
+            visible = new java.util.BitSet();
+            visible.set(0, targets.size());
+        }
+        return new io.tributary.core.event.TableMapOptionalMetadata(unsigned, null, charsets,
+                full ? names : List.of(), full ? sets : java.util.Map.of(), full ? enums : java.util.Map.of(), geometry,
+                key, null, full ? enumSetCharsets : java.util.Map.of(), visible, java.util.Map.of(), List.of());
+    }
+
+    /**
+     * Whether a table has the key a MINIMAL image holds: a primary key, or a UNIQUE one of NOT NULL columns (which
+     * the server takes for the primary key when there is none).
+     */
+    private static boolean keyed(SchemaTable t) {
+        return primaryKey(t).isPresent();
+    }
+
+    /** The key a server takes for the primary key: the PRIMARY KEY, else the first UNIQUE one of NOT NULL columns. */
+    private static Optional<io.tributary.core.schema.SchemaIndex> primaryKey(SchemaTable t) {
+        for (io.tributary.core.schema.SchemaIndex i : t.indexes()) {
+            if (i.kind() == io.tributary.core.schema.SchemaIndex.Kind.PRIMARY) {
+                return Optional.of(i);
+            }
+        }
+        for (io.tributary.core.schema.SchemaIndex i : t.indexes()) {
+            if (i.kind() == io.tributary.core.schema.SchemaIndex.Kind.UNIQUE && i.columns().stream().allMatch(p -> {
+                int at = indexOf(t, p.column());
+                return at >= 0 && !t.columns().get(at).nullable();
+            })) {
+                return Optional.of(i);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Whether rows of {@code a} and {@code b} decode alike (column by column, same storage). */
@@ -227,11 +329,22 @@ public final class LogicalShape {
     }
 
     private static RowsReshaper.TargetColumn added(String shard, String physical, SchemaTable from, SchemaTable to,
-            SchemaColumn l) {
+            SchemaColumn l, ShardServer server) {
         ColumnDefault d = l.defaultValue();
-        if (d != null && d.kind() == ColumnDefault.Kind.EXPRESSION) {
-            throw conflict(shard, physical, from, to, "column `" + l.name() + "` is not in the shard's table and its"
-                    + " default is an expression (" + d.text() + "), which the server evaluates per row");
+        Integer onUpdate = l.onUpdate() == null ? null : currentTimestamp(l.onUpdate());
+        boolean time = l.type().equals("timestamp") || l.type().equals("datetime");
+        if (d != null && d.kind() == ColumnDefault.Kind.EXPRESSION || l.onUpdate() != null) {
+            Integer now = d != null && d.kind() == ColumnDefault.Kind.EXPRESSION ? currentTimestamp(d.text()) : null;
+            boolean rowTime = now != null || d == null || d.kind() != ColumnDefault.Kind.EXPRESSION;
+            if (!time || !rowTime || l.onUpdate() != null && onUpdate == null) {
+                String what = rowTime ? "ON UPDATE " + l.onUpdate() : d.text();
+                throw conflict(shard, physical, from, to, "column `" + l.name() + "` is not in the shard's table and its"
+                        + " default is an expression (" + what + "), which the server evaluates per row (supplied:"
+                        + " CURRENT_TIMESTAMP on TIMESTAMP and DATETIME, the row's own time)");
+            }
+            if (now != null || onUpdate != null) {
+                return rowTime(shard, physical, from, to, l, now, onUpdate, server);
+            }
         }
         ColumnType t = type(l);
         if (t != null) {
@@ -251,25 +364,74 @@ public final class LogicalShape {
         AddedValues.Storage storage;
         byte[] bytes;
         try {
-            storage = AddedValues.storage(l);
+            storage = AddedValues.storage(l, server.flavor());
             if (storage == null) {
                 throw new IllegalArgumentException("a value of its type cannot be supplied (supplied: integer, VARCHAR,"
-                        + " CHAR, DECIMAL, FLOAT, DOUBLE, DATE, DATETIME, TIME, YEAR, ENUM, SET, TEXT and BLOB defaults;"
-                        + " TIMESTAMP only NULL or zero; BIT and spatial types only NULL; not JSON, which MariaDB shards write as LONGTEXT"
-                        + " and MySQL shards as binary JSON)");
+                        + " CHAR, DECIMAL, FLOAT, DOUBLE, DATE, DATETIME, TIME, TIMESTAMP, YEAR, ENUM, SET, TEXT and BLOB"
+                        + " defaults; JSON NULL, or a literal on MariaDB shards; BIT and spatial types only NULL)");
             }
             if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
                 bytes = l.nullable() ? null : AddedValues.implicit(l, storage, charset(l));
+            } else if (storage.type() == ColumnType.TIMESTAMP2) {
+                bytes = AddedValues.timestamp(d.text(), storage, () -> server.literalZone());
             } else {
                 bytes = AddedValues.value(l, storage, d.text(), charset(l));
             }
+        } catch (IllegalStateException e) {
+            throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the"
+                    + " shard's table, and its default " + d.text() + " is a TIMESTAMP literal, stored as seconds since"
+                    + " the epoch in the time zone of the DDL's session: " + e.getMessage());
         } catch (IllegalArgumentException e) {
             throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the"
                     + " shard's table, and " + (d == null || d.kind() != ColumnDefault.Kind.LITERAL ? ""
                     : "its default " + d.text() + " cannot be written: ") + e.getMessage());
         }
-        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes), storage.type(), storage.metadata(),
-                l.nullable());
+        // MariaDB keeps a BLOB/TEXT column's literal default as an expression, evaluated (and so logged) per insert
+        boolean evaluated = storage.type() == ColumnType.BLOB && d != null && d.kind() == ColumnDefault.Kind.LITERAL
+                && server.flavor().isMariaDb();
+        return new RowsReshaper.TargetColumn(new RowsReshaper.Constant(bytes, evaluated), storage.type(),
+                storage.metadata(), l.nullable());
+    }
+
+    /**
+     * An added TIMESTAMP/DATETIME column whose default ({@code now}) or {@code ON UPDATE} ({@code onUpdate}) is
+     * CURRENT_TIMESTAMP (their fractional digits; null: not): the row's own time where the server would give it.
+     */
+    private static RowsReshaper.TargetColumn rowTime(String shard, String physical, SchemaTable from, SchemaTable to,
+            SchemaColumn l, Integer now, Integer onUpdate, ShardServer server) {
+        AddedValues.Storage storage = AddedValues.storage(l);
+        java.time.ZoneId zone = null;
+        if (storage.type() == ColumnType.DATETIME2) {
+            try {
+                zone = server.timeZone().get();
+            } catch (IllegalStateException e) {
+                throw conflict(shard, physical, from, to, "column `" + l.name() + "` " + describe(l) + " is not in the"
+                        + " shard's table, and its CURRENT_TIMESTAMP is the local time in the shard server's time zone: "
+                        + e.getMessage());
+            }
+        }
+        RowsReshaper.Constant otherwise = null;
+        if (now == null) {
+            RowsReshaper.TargetColumn inserted = added(shard, physical, from, to, new SchemaColumn(l.name(), l.type(),
+                    l.args(), l.unsigned(), l.zerofill(), l.charset(), l.collation(), l.nullable(), l.defaultValue(),
+                    l.autoIncrement(), null, l.comment(), l.extra()), server);
+            otherwise = (RowsReshaper.Constant) inserted.value();
+        }
+        int precision = now != null ? now : onUpdate;
+        return new RowsReshaper.TargetColumn(new RowsReshaper.RowTime(zone, precision, otherwise, onUpdate != null),
+                storage.type(), storage.metadata(), l.nullable());
+    }
+
+    private static final java.util.regex.Pattern CURRENT_TIMESTAMP = java.util.regex.Pattern.compile(
+            "(?i)\\s*(?:current_timestamp|now|localtime|localtimestamp)\\s*(?:\\(\\s*(\\d?)\\s*\\))?\\s*");
+
+    /** The fractional digits of a CURRENT_TIMESTAMP expression (and its synonyms), or null for another one. */
+    static Integer currentTimestamp(String expression) {
+        java.util.regex.Matcher m = CURRENT_TIMESTAMP.matcher(expression);
+        if (!m.matches()) {
+            return null;
+        }
+        return m.group(1) == null || m.group(1).isEmpty() ? 0 : Integer.parseInt(m.group(1));
     }
 
     /** A value in a column's storage format (integer: little-endian; string: length prefix and bytes). */
@@ -311,6 +473,9 @@ public final class LogicalShape {
     }
 
     static Charset charset(SchemaColumn c) {
+        if (c.type().equals("json")) {
+            return StandardCharsets.UTF_8; // MariaDB's LONGTEXT of a JSON column is utf8mb4
+        }
         if (c.charset() == null) {
             return StandardCharsets.ISO_8859_1;
         }

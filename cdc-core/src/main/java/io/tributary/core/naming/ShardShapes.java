@@ -46,8 +46,12 @@ public final class ShardShapes {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ShardShapes.class);
 
-    /** @param tables by {@link #key}: the shape of each physical table that delivered a copy since the base */
-    private record Rollout(SchemaTable base, Map<String, SchemaTable> tables) {
+    /**
+     * @param tables   by {@link #key}: the shape of each physical table that delivered a copy since the base
+     * @param timeZone the session time zone of the last DDL written ({@code Q_TIME_ZONE_CODE}), in which its
+     *                 TIMESTAMP literals are read; null when its session had none set (the server's then)
+     */
+    private record Rollout(SchemaTable base, Map<String, SchemaTable> tables, String timeZone) {
     }
 
     /** Nothing rolling out. */
@@ -97,16 +101,34 @@ public final class ShardShapes {
     }
 
     /**
+     * The session time zone of the last DDL written of the rollout of {@code logical} ({@code Q_TIME_ZONE_CODE}),
+     * the zone its TIMESTAMP literal defaults are read in; empty when none is open or the session had none set.
+     */
+    public Optional<String> ddlTimeZone(TableName logical) {
+        Rollout r = rollouts.get(logical);
+        return r == null ? Optional.empty() : Optional.ofNullable(r.timeZone());
+    }
+
+    /** {@link #afterCopy(String, String, String, TableName, SchemaTable, SchemaTable, boolean, String, Function)}
+     * of a statement whose session had no time zone set. */
+    public ShardShapes afterCopy(String shard, String physicalDb, String physicalTable, TableName logical,
+            SchemaTable logicalBefore, SchemaTable logicalAfter, boolean written,
+            Function<SchemaTable, Optional<SchemaTable>> apply) {
+        return afterCopy(shard, physicalDb, physicalTable, logical, logicalBefore, logicalAfter, written, null, apply);
+    }
+
+    /**
      * After a copy of a DDL statement on one physical table.
      *
      * @param logicalBefore the logical table before the statement was applied to it (null: none)
      * @param logicalAfter  the logical table now (null: none, e.g. dropped)
      * @param written       whether this copy is the one written (the first)
+     * @param timeZone      the statement's session time zone ({@code Q_TIME_ZONE_CODE}), or null when not set
      * @param apply         the logical statement applied to a shape: the shape after it, or empty when it leaves
      *                      no table, or null when it cannot be applied
      */
     public ShardShapes afterCopy(String shard, String physicalDb, String physicalTable, TableName logical,
-            SchemaTable logicalBefore, SchemaTable logicalAfter, boolean written,
+            SchemaTable logicalBefore, SchemaTable logicalAfter, boolean written, String timeZone,
             Function<SchemaTable, Optional<SchemaTable>> apply) {
         Rollout r = rollouts.get(logical);
         if (r == null) {
@@ -114,8 +136,9 @@ public final class ShardShapes {
                     || LogicalShape.sameRowLayout(logicalBefore, logicalAfter)) {
                 return this;
             }
-            r = new Rollout(logicalBefore, Map.of());
+            r = new Rollout(logicalBefore, Map.of(), null);
         }
+        String zone = written ? timeZone : r.timeZone();
         String key = key(shard, physicalDb, physicalTable);
         SchemaTable current = r.tables().getOrDefault(key, r.base());
         Optional<SchemaTable> next = apply.apply(current);
@@ -138,7 +161,7 @@ public final class ShardShapes {
         boolean done = logicalAfter == null || LogicalShape.sameRowLayout(r.base(), logicalAfter)
                 && tables.values().stream().allMatch(t -> LogicalShape.sameRowLayout(t, logicalAfter));
         if (!done) {
-            out.put(logical, new Rollout(r.base(), tables));
+            out.put(logical, new Rollout(r.base(), tables, zone));
         }
         while (out.size() > CAPACITY) {
             TableName oldest = out.keySet().iterator().next();
@@ -158,6 +181,9 @@ public final class ShardShapes {
                     .append(CreateTableText.render(e.getValue().base(), flavor));
             e.getValue().tables().forEach((k, t) -> sb.append('\0').append(k).append('\0')
                     .append(CreateTableText.render(t, flavor)));
+            if (e.getValue().timeZone() != null) {
+                sb.append('\0').append(e.getValue().timeZone()); // a last field of its own: an even count
+            }
             out.add(Base64.getUrlEncoder().withoutPadding().encodeToString(sb.toString().getBytes(StandardCharsets.UTF_8)));
         }
         return out;
@@ -174,16 +200,18 @@ public final class ShardShapes {
         for (String token : tokens) {
             try {
                 String[] f = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8).split("\0", -1);
-                if (f.length < 3 || f.length % 2 == 0) {
+                if (f.length < 3) {
                     throw new IllegalArgumentException(f.length + " fields");
                 }
+                String timeZone = f.length % 2 == 0 ? f[f.length - 1] : null;
+                int end = f.length - (timeZone == null ? 0 : 1);
                 TableName name = new TableName(f[0], f[1]);
                 SchemaTable base = ddl.parseCreateTable(empty, f[0], f[2]).withName(name);
                 Map<String, SchemaTable> tables = new LinkedHashMap<>();
-                for (int i = 3; i < f.length; i += 2) {
+                for (int i = 3; i < end; i += 2) {
                     tables.put(f[i], ddl.parseCreateTable(empty, f[0], f[i + 1]).withName(name));
                 }
-                out.put(name, new Rollout(base, tables));
+                out.put(name, new Rollout(base, tables, timeZone));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("stored rollout shapes: cannot read token " + abbreviate(token)
                         + ": " + e.getMessage(), e);

@@ -189,8 +189,51 @@ public final class SchemaDdl {
     }
 
     private static Statement parse(String sql) throws JSQLParserException {
-        return CCJSqlParserUtil.parse(sql, p -> p.withTimeOut(10_000));
+        return CCJSqlParserUtil.parse(quoteNegativeDefaults(sql), p -> p.withTimeOut(10_000));
     }
+
+    /**
+     * JSqlParser 5.3 refuses a negative number that is not an integer after {@code DEFAULT} ({@code DEFAULT -1.5},
+     * {@code DEFAULT -2.5e-7}, as SHOW CREATE TABLE prints them): such a default is quoted ({@code DEFAULT '-1.5'}),
+     * which the server reads alike and {@link #defaultOf} takes as the same literal. Quoted strings and quoted
+     * names are left as they are.
+     */
+    static String quoteNegativeDefaults(String sql) {
+        if (sql.indexOf('-') < 0) {
+            return sql;
+        }
+        StringBuilder out = new StringBuilder(sql.length() + 8);
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char ch = sql.charAt(i);
+            if (ch == '\'' || ch == '"' || ch == '`') {
+                int j = i + 1;
+                while (j < n && sql.charAt(j) != ch) {
+                    j += sql.charAt(j) == '\\' && ch != '`' ? 2 : 1;
+                }
+                j = Math.min(j + 1, n);
+                out.append(sql, i, j);
+                i = j;
+                continue;
+            }
+            if ((ch == 'D' || ch == 'd') && (i == 0 || !Character.isLetterOrDigit(sql.charAt(i - 1))
+                    && sql.charAt(i - 1) != '_')) {
+                Matcher m = NEGATIVE_DEFAULT.matcher(sql).region(i, n);
+                if (m.lookingAt()) {
+                    out.append(m.group(1)).append('\'').append(m.group(2).replace(" ", "")).append('\'');
+                    i = m.end();
+                    continue;
+                }
+            }
+            out.append(ch);
+            i++;
+        }
+        return out.toString();
+    }
+
+    private static final Pattern NEGATIVE_DEFAULT = Pattern.compile(
+            "(?i)(DEFAULT\\s+)(-\\s*(?:\\d+\\.\\d*|\\.\\d+|\\d+(?=[eE]))(?:[eE][-+]?\\d+)?)(?![\\w.])");
 
     // ---------------------------------------------------------------- databases
 

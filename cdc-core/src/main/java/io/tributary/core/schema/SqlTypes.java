@@ -113,6 +113,30 @@ public final class SqlTypes {
         return c.equals("utf8") ? "utf8mb3" : c;
     }
 
+    private static final Map<String, Integer> COLLATION_IDS = Map.ofEntries(
+            Map.entry("big5_chinese_ci", 1), Map.entry("latin2_czech_cs", 2), Map.entry("latin1_german1_ci", 5),
+            Map.entry("latin1_swedish_ci", 8), Map.entry("latin2_general_ci", 9), Map.entry("ascii_general_ci", 11),
+            Map.entry("ujis_japanese_ci", 12), Map.entry("sjis_japanese_ci", 13), Map.entry("cp1251_bulgarian_ci", 14),
+            Map.entry("latin1_danish_ci", 15), Map.entry("hebrew_general_ci", 16), Map.entry("euckr_korean_ci", 19),
+            Map.entry("gb2312_chinese_ci", 24), Map.entry("greek_general_ci", 25), Map.entry("cp1250_general_ci", 26),
+            Map.entry("gbk_chinese_ci", 28), Map.entry("latin1_german2_ci", 31), Map.entry("utf8mb3_general_ci", 33),
+            Map.entry("ucs2_general_ci", 35), Map.entry("latin1_bin", 47), Map.entry("latin1_general_ci", 48),
+            Map.entry("latin1_general_cs", 49), Map.entry("cp1251_bin", 50), Map.entry("cp1251_general_ci", 51),
+            Map.entry("utf16_general_ci", 54), Map.entry("utf16_bin", 55), Map.entry("utf16le_general_ci", 56),
+            Map.entry("utf32_general_ci", 60), Map.entry("utf32_bin", 61), Map.entry("binary", 63),
+            Map.entry("ascii_bin", 65), Map.entry("utf8mb3_bin", 83), Map.entry("utf8mb4_general_ci", 45),
+            Map.entry("utf8mb4_bin", 46), Map.entry("utf8mb3_unicode_ci", 192), Map.entry("utf8mb4_unicode_ci", 224),
+            Map.entry("utf8mb4_unicode_520_ci", 246), Map.entry("utf8mb4_0900_ai_ci", 255),
+            Map.entry("utf8mb4_0900_as_cs", 278), Map.entry("utf8mb4_0900_bin", 309));
+
+    /**
+     * The id a server gives a collation (its TABLE_MAP charset metadata, {@code information_schema.COLLATIONS.ID};
+     * MariaDB and MySQL share the ids of these), or -1 for one not listed here.
+     */
+    public static int collationId(String collation) {
+        return collation == null ? -1 : COLLATION_IDS.getOrDefault(collation(collation), -1);
+    }
+
     /** The default collation of a character set on the flavor. */
     public static String defaultCollation(String charset, BinlogFlavor flavor) {
         String cs = charset(charset);

@@ -63,6 +63,7 @@ class LogicalShapeTest {
                 ColumnType.LONG, ColumnType.LONG, ColumnType.VARCHAR, ColumnType.LONG, ColumnType.VARCHAR,
                 ColumnType.LONGLONG);
         assertThat(m.metadata()).containsExactly(0, 0, 160, 0, 0, 20, 0, 1200, 0);
+        assertThat(m.optional().isEmpty()).as("binlog_row_metadata=NO_LOG (the shard's map has none): none").isTrue();
         assertThat(m.nullable().get(0)).isFalse();
         assertThat(m.nullable().get(1)).isTrue();
         String targets = r.toString();
@@ -120,15 +121,77 @@ class LogicalShapeTest {
                 .isInstanceOf(ShapeConflictException.class).hasMessageContaining("shorter");
         assertThatThrownBy(() -> plan(table("c varchar(20)"), table("c int"))).isInstanceOf(ShapeConflictException.class)
                 .hasMessageContaining("no conversion between these types");
-        assertThatThrownBy(() -> plan(table("c int"), table("c int, t timestamp NOT NULL DEFAULT current_timestamp()")))
+        assertThatThrownBy(() -> plan(table("c int"), table("c int, t int DEFAULT (1 + 1)")))
+                .isInstanceOf(ShapeConflictException.class).hasMessageContaining("default is an expression ((1 + 1))")
+                .hasMessageContaining("supplied: CURRENT_TIMESTAMP on TIMESTAMP and DATETIME");
+        assertThatThrownBy(() -> plan(table("c int"), table("c int, t datetime DEFAULT (current_timestamp() + 1)")))
                 .isInstanceOf(ShapeConflictException.class).hasMessageContaining("default is an expression");
-        assertThatThrownBy(() -> plan(table("c int"), table("c int, d float(7,2)")))
-                .isInstanceOf(ShapeConflictException.class).hasMessageContaining("a value of its type cannot be supplied");
+        assertThatThrownBy(() -> plan(table("c int"), table("c int, t date DEFAULT current_timestamp()")))
+                .isInstanceOf(ShapeConflictException.class).hasMessageContaining("default is an expression");
+        assertThatThrownBy(() -> plan(table("c int"), table("c int, d json NOT NULL")))
+                .isInstanceOf(ShapeConflictException.class).hasMessageContaining("NOT NULL JSON column");
         assertThatThrownBy(() -> plan(table("c int"), table("c int, d timestamp NULL DEFAULT '2020-01-01 00:00:00'")))
                 .isInstanceOf(ShapeConflictException.class).hasMessageContaining("column `d`")
-                .hasMessageContaining("time zone of the session that ran the DDL");
+                .hasMessageContaining("in the time zone of the DDL's session: the shard server's time zone is not known");
+        assertThatThrownBy(() -> plan(table("c int"), table("c int, d datetime DEFAULT current_timestamp()")))
+                .isInstanceOf(ShapeConflictException.class).hasMessageContaining("column `d`")
+                .hasMessageContaining("the local time in the shard server's time zone");
         assertThatThrownBy(() -> plan(table("c int"), table("c int, d enum('a','b') DEFAULT 'z'")))
                 .isInstanceOf(ShapeConflictException.class).hasMessageContaining("'z' is not a member of 'a','b'");
+    }
+
+    @Test
+    void shouldGiveAnAddedCurrentTimestampTheRowsTimeAndReadTimestampLiteralsInTheDdlSessionsTimeZone() {
+        SchemaTable from = table("c int");
+        SchemaTable to = table("c int, t timestamp(3) NOT NULL DEFAULT current_timestamp(3), d datetime DEFAULT now()"
+                + " ON UPDATE now(), u timestamp NULL DEFAULT NULL ON UPDATE current_timestamp(),"
+                + " l timestamp NULL DEFAULT '2020-01-01 00:00:00'");
+        ShardServer paris = ShardServer.of(BinlogFlavor.MARIADB, java.time.ZoneId.of("Europe/Paris"));
+        RowsReshaper r = LogicalShape.plan("s1", "shop_01.orders_0001", map(from), from, to,
+                paris.withDdlTimeZone("+05:30")).orElseThrow();
+        List<RowsReshaper.TargetColumn> t = targetsOf(r);
+        assertThat(t.get(1).value()).isEqualTo(new RowsReshaper.RowTime(null, 3, null, false));
+        assertThat(t.get(2).value()).isEqualTo(new RowsReshaper.RowTime(java.time.ZoneId.of("Europe/Paris"), 0, null,
+                true));
+        assertThat(t.get(3).value()).isInstanceOf(RowsReshaper.RowTime.class);
+        assertThat(((RowsReshaper.RowTime) t.get(3).value()).otherwise().bytes()).as("NULL but on update").isNull();
+        // 2020-01-01 00:00:00 at +05:30 (the DDL's session), not in Paris (the server's)
+        long seconds = java.time.OffsetDateTime.parse("2020-01-01T00:00:00+05:30").toEpochSecond();
+        assertThat(constantsOf(r)).containsExactly(java.nio.ByteBuffer.allocate(4).putInt((int) seconds).array());
+        RowsReshaper inParis = LogicalShape.plan("s1", "shop_01.orders_0001", map(from), from, to, paris).orElseThrow();
+        long parisSeconds = java.time.ZonedDateTime.parse("2020-01-01T00:00:00+01:00[Europe/Paris]").toEpochSecond();
+        assertThat(constantsOf(inParis)).as("no zone of the DDL's session: the server's")
+                .containsExactly(java.nio.ByteBuffer.allocate(4).putInt((int) parisSeconds).array());
+    }
+
+    @Test
+    void shouldAddAJsonColumnInTheStorageOfTheShardsFlavor() {
+        SchemaTable from = table("c int");
+        SchemaTable to = table("c int, j json, k json DEFAULT '{\"a\": 1}'");
+        RowsReshaper maria = LogicalShape.plan("s1", "shop_01.orders_0001", map(from), from, to,
+                ShardServer.withoutTimeZone(BinlogFlavor.MARIADB)).orElseThrow();
+        assertThat(maria.targetMap().columnTypes()).containsExactly(ColumnType.LONG, ColumnType.BLOB, ColumnType.BLOB);
+        assertThat(constantsOf(maria).get(1)).isEqualTo(new byte[] {8, 0, 0, 0, '{', '"', 'a', '"', ':', ' ', '1', '}'});
+        SchemaTable nullOnly = table("c int, j json");
+        RowsReshaper mysql = LogicalShape.plan("s1", "shop_01.orders_0001", map(from), from, nullOnly,
+                ShardServer.withoutTimeZone(BinlogFlavor.MYSQL)).orElseThrow();
+        assertThat(mysql.targetMap().columnTypes()).containsExactly(ColumnType.LONG, ColumnType.JSON);
+        assertThat(mysql.targetMap().metadata()).containsExactly(0, 4);
+        assertThatThrownBy(() -> LogicalShape.plan("s1", "shop_01.orders_0001", map(from), from, to,
+                ShardServer.withoutTimeZone(BinlogFlavor.MYSQL))).isInstanceOf(ShapeConflictException.class)
+                .hasMessageContaining("column `k`").hasMessageContaining("no value of type JSON can be supplied");
+    }
+
+    @Test
+    void shouldReadAServersTimeZoneAsJavaDoes() {
+        assertThat(ShardServer.zone("SYSTEM", "UTC")).isEqualTo(java.time.ZoneId.of("UTC"));
+        assertThat(ShardServer.zone("+05:30", null)).isEqualTo(java.time.ZoneOffset.ofHoursMinutes(5, 30));
+        assertThat(ShardServer.zone("-3:00", null)).isEqualTo(java.time.ZoneOffset.ofHours(-3));
+        assertThat(ShardServer.zone("Europe/Paris", null)).isEqualTo(java.time.ZoneId.of("Europe/Paris"));
+        assertThat(ShardServer.zone("SYSTEM", "EST")).isEqualTo(java.time.ZoneOffset.ofHours(-5));
+        assertThatThrownBy(() -> ShardServer.zone("SYSTEM", "CEST")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("time zone 'CEST' is not a zone name or offset Java knows")
+                .hasMessageContaining("@@global.time_zone");
     }
 
     @Test
@@ -164,6 +227,12 @@ class LogicalShapeTest {
         assertThat(s.shapeOf("s1", "shop_01", "orders_0001", ORDERS, map(v1), v2)).contains(v1);
         assertThat(s.shapeOf("s3", "shop_03", "orders_0003", ORDERS, map(v0), v2)).contains(v0);
         ShardShapes back = ShardShapes.decode(s.encode(BinlogFlavor.MARIADB), DDL);
+        ShardShapes zoned = ShardShapes.NONE.afterCopy("s0", "shop_00", "orders_0000", ORDERS, table("id int NOT NULL"),
+                table("id int NOT NULL, t timestamp NULL DEFAULT '2020-01-01 00:00:00'"), true, "+05:30",
+                applying("ALTER TABLE orders ADD COLUMN t timestamp NULL DEFAULT '2020-01-01 00:00:00'"));
+        assertThat(ShardShapes.decode(zoned.encode(BinlogFlavor.MARIADB), DDL).ddlTimeZone(ORDERS)).as("stored")
+                .contains("+05:30");
+        assertThat(ShardShapes.decode(zoned.encode(BinlogFlavor.MARIADB), DDL)).isEqualTo(zoned);
         assertThat(back).isEqualTo(s);
         assertThat(back.shapeOf("s1", "shop_01", "orders_0001", ORDERS, map(v1), v2)).contains(v1);
         for (String shard : List.of("s1", "s2", "s3")) {

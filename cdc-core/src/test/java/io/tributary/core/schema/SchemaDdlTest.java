@@ -100,6 +100,27 @@ class SchemaDdlTest {
     }
 
     @Test
+    void shouldReadNegativeDefaultsAsShowCreateTablePrintsThemAndAsAnAlterWritesThem() {
+        String text = """
+                CREATE TABLE `n` (
+                  `a` decimal(10,2) DEFAULT -3.50,
+                  `b` double DEFAULT -2.5e-7,
+                  `c` int(11) DEFAULT -1,
+                  `d` float DEFAULT -.5,
+                  `e` varchar(20) DEFAULT 'DEFAULT -1.5',
+                  `DEFAULT -2.5` int(11) DEFAULT NULL
+                ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci""";
+        SchemaTable t = new SchemaDdl(BinlogFlavor.MARIADB).parseCreateTable(LogicalSchema.empty("utf8mb4",
+                "utf8mb4_general_ci"), "d", text);
+        assertThat(t.columns().stream().map(c -> c.defaultValue() == null ? null : c.defaultValue().text()))
+                .containsExactly("-3.50", "-2.5e-7", "-1", "-.5", "DEFAULT -1.5", null);
+        assertThat(t.columns().get(5).name()).isEqualTo("DEFAULT -2.5");
+        LogicalSchema s = run(LogicalSchema.empty("utf8mb4", "utf8mb4_general_ci"), "", List.of("create database d"));
+        s = run(s, "d", List.of("create table x (id int)", "alter table x add column m decimal(5,1) default - 1.5"));
+        assertThat(show(s, "d", "x")).contains("`m` decimal(5,1) DEFAULT -1.5");
+    }
+
+    @Test
     void shouldReadBackWhatItPrints() {
         String text = """
                 CREATE TABLE `t` (

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * out.
  *
  * <p>It is also the {@link TableDefinitionSource} the merger asks when a DDL cannot be applied: the first physical
- * table of the logical table on the shard that wrote the statement. Thread-safe (a connection per call).
+ * table of the logical table on the shard that wrote the statement; and the shards' time zones and row images, which rows
+ * rewritten during a rollout may need. Thread-safe (a connection per call).
  */
 public final class ShardSchemaReader implements TableDefinitionSource {
 
@@ -128,6 +129,32 @@ public final class ShardSchemaReader implements TableDefinitionSource {
             }
         }
         return Optional.empty();
+    }
+
+    @Override
+    public Optional<java.time.ZoneId> timeZone(String shard) throws SQLException {
+        ShardConfig config = shards.stream().filter(s -> s.name().equals(shard)).findFirst().orElse(null);
+        if (config == null) {
+            return Optional.empty();
+        }
+        try (Connection c = ShardJdbc.connect(config); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT @@global.time_zone, @@system_time_zone")) {
+            rs.next();
+            return Optional.of(io.tributary.core.naming.ShardServer.zone(rs.getString(1), rs.getString(2)));
+        }
+    }
+
+    @Override
+    public Optional<String> rowImage(String shard) throws SQLException {
+        ShardConfig config = shards.stream().filter(s -> s.name().equals(shard)).findFirst().orElse(null);
+        if (config == null) {
+            return Optional.empty();
+        }
+        try (Connection c = ShardJdbc.connect(config); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT @@global.binlog_row_image")) {
+            rs.next();
+            return Optional.ofNullable(rs.getString(1));
+        }
     }
 
     private static List<String> databases(Statement st) throws SQLException {

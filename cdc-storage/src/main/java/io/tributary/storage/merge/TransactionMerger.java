@@ -6,6 +6,7 @@ import io.tributary.core.event.QueryEvent;
 import io.tributary.core.naming.DdlDeduplicator;
 import io.tributary.core.naming.DdlRewriter;
 import io.tributary.core.naming.LogicalShape;
+import io.tributary.core.naming.ShardServer;
 import io.tributary.core.naming.ShardShapes;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.core.event.RowsEvent;
@@ -196,7 +197,8 @@ public final class TransactionMerger {
             Optional<GlobalEvent.Query> out = ddl.accept(shard, e.header().timestamp(), q.database(), q.sql());
             LogicalSchema before = schema;
             SchemaChange change = out.isEmpty() ? null : applySchema(out.get(), shard, q.database(), q.sql(), provenance);
-            followShapes(shard, q.database(), q.sql(), before, out.isPresent());
+            followShapes(shard, q.database(), q.sql(), before, out.isPresent(),
+                    q.status() == null ? null : q.status().timeZone());
             if (out.isEmpty()) {
                 carriedBuffers.addAll(buffers);
                 return Optional.empty();
@@ -219,12 +221,12 @@ public final class TransactionMerger {
      * @param written whether this copy is the one written
      */
     private void followShapes(String shard, String physicalDb, String physicalSql, LogicalSchema before,
-            boolean written) {
+            boolean written, String timeZone) {
         if (shapes.isEmpty() && !written) {
             return;
         }
         try {
-            moveShapes(shard, physicalDb, physicalSql, before, written);
+            moveShapes(shard, physicalDb, physicalSql, before, written, timeZone);
         } catch (RuntimeException e) {
             // a statement the shapes cannot follow must not stop the merge: its table keeps the shapes it had
             log.warn("rollout shapes: cannot follow the DDL statement of shard {} [{}]: {}", shard, physicalSql,
@@ -233,7 +235,7 @@ public final class TransactionMerger {
     }
 
     private void moveShapes(String shard, String physicalDb, String physicalSql, LogicalSchema before,
-            boolean written) {
+            boolean written, String timeZone) {
         DdlRewriter.Rewritten r = rewriter.rewrite(physicalDb, physicalSql);
         if (r.tables().size() != 1 || r.physicalTables().size() != 1) {
             return;
@@ -244,7 +246,7 @@ public final class TransactionMerger {
         int dot = physical.indexOf('.');
         String db = physicalDb == null || physicalDb.isEmpty() ? "" : names.database(physicalDb);
         shapes = shapes.afterCopy(shard, physical.substring(0, dot), physical.substring(dot + 1), t,
-                before.table(t).orElse(null), schema.table(t).orElse(null), written, current -> {
+                before.table(t).orElse(null), schema.table(t).orElse(null), written, timeZone, current -> {
                     SchemaDdl.Outcome o = schemaDdl.apply(LogicalSchema.empty(schema.charset(), schema.collation())
                             .withTable(current), db, r.sql());
                     if (o instanceof SchemaDdl.Applied a) {
@@ -460,6 +462,50 @@ public final class TransactionMerger {
         }
     }
 
+    /**
+     * Each shard's server as the rewrite sees it: the output's flavor (the shards'), its time zone and its
+     * binlog_row_image, asked of {@link #tableDefinitions} once each, when a rewrite first needs it (append thread).
+     */
+    private final Map<String, ShardServer> servers = new java.util.HashMap<>();
+
+    private ShardServer server(String shard) {
+        return servers.computeIfAbsent(shard, s -> new ShardServer(schemaDdl.flavor(), new java.util.function.Supplier<>() {
+            private java.time.ZoneId zone;
+
+            @Override
+            public java.time.ZoneId get() {
+                if (zone == null) {
+                    try {
+                        zone = tableDefinitions.timeZone(s).orElseThrow(() -> new IllegalStateException(
+                                "the daemon cannot ask shard " + s + " for its time zone"));
+                    } catch (IllegalStateException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new IllegalStateException("asking shard " + s + " for its time zone failed: " + e, e);
+                    }
+                }
+                return zone;
+            }
+        }, new java.util.function.Supplier<>() {
+            private io.tributary.core.event.rows.RowsReshaper.RowImage image;
+
+            @Override
+            public io.tributary.core.event.rows.RowsReshaper.RowImage get() {
+                if (image == null) {
+                    try {
+                        image = tableDefinitions.rowImage(s).map(ShardServer::rowImage)
+                                .orElse(io.tributary.core.event.rows.RowsReshaper.RowImage.FULL);
+                    } catch (Exception e) {
+                        log.warn("rollout rewrite: cannot ask shard {} for its binlog_row_image ({}); added columns are"
+                                + " written in every full image, as a FULL server does", s, e.toString());
+                        image = io.tributary.core.event.rows.RowsReshaper.RowImage.FULL;
+                    }
+                }
+                return image;
+            }
+        }, null));
+    }
+
     /** A table map's rewrite (or none), valid for these shapes, schema and shard. */
     private record ShapeDecision(ShardShapes shapes, LogicalSchema schema, String shard, RowsReshaper reshaper) {
     }
@@ -481,6 +527,8 @@ public final class TransactionMerger {
         /** The current branch's rewrites, by the shard's table id (few: only during a rollout). */
         private final Map<Long, RowsReshaper> reshapers = new java.util.HashMap<>();
         private String shard;
+        /** The current branch's commit time (microseconds: MySQL 8's GTID commit timestamp, else seconds). */
+        private long commitMicros;
         private BufferedTransaction.EventIterator current;
         private GlobalEvent next;
 
@@ -519,7 +567,18 @@ public final class TransactionMerger {
             if (shape.isEmpty()) {
                 return null;
             }
-            return LogicalShape.plan(shard, map.database() + "." + map.table(), map, shape.get(), logical).orElse(null);
+            return LogicalShape.plan(shard, map.database() + "." + map.table(), map, shape.get(), logical,
+                    server(shard).withDdlTimeZone(shapesAt.ddlTimeZone(t).orElse(null))).orElse(null);
+        }
+
+        /**
+         * A row's own time, for columns whose default is CURRENT_TIMESTAMP: the rows event's timestamp (the
+         * statement's start, in seconds), with the microseconds of its transaction's commit timestamp where the shard
+         * writes one (MySQL 8) and it falls in the same second.
+         */
+        private long rowTime(BinlogEvent e) {
+            long micros = e.header().timestamp() * 1_000_000L;
+            return commitMicros / 1_000_000L == e.header().timestamp() ? commitMicros : micros;
         }
 
         @Override
@@ -542,7 +601,7 @@ public final class TransactionMerger {
                     } else if (t != null && t.isRows()) {
                         GlobalEvent.Rows rows = registry.rows(shard, e);
                         RowsReshaper r = reshapers.isEmpty() ? null : reshapers.get(RowsEvent.tableIdOf(e));
-                        next = r == null ? rows : new GlobalEvent.Rows(r.rows(e), rows.tableId());
+                        next = r == null ? rows : new GlobalEvent.Rows(r.rows(e, rowTime(e)), rows.tableId());
                     }
                     continue;
                 }
@@ -558,6 +617,7 @@ public final class TransactionMerger {
                 ShardUnit<BufferedTransaction> b = branches.next();
                 if (b.payload() != null) {
                     shard = shards.get(b.shard());
+                    commitMicros = b.commitTimeMicros();
                     current = b.payload().events();
                 }
             }

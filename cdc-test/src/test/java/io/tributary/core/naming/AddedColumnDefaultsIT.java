@@ -9,9 +9,7 @@ import io.tributary.core.event.BinlogFlavor;
 import io.tributary.core.event.RowsEvent;
 import io.tributary.core.event.TableMapEvent;
 import io.tributary.core.event.rows.RowsReshaper;
-import io.tributary.core.schema.ColumnDefault;
 import io.tributary.core.schema.LogicalSchema;
-import io.tributary.core.schema.SchemaColumn;
 import io.tributary.core.schema.SchemaDdl;
 import io.tributary.core.schema.SchemaTable;
 import io.tributary.test.junit.WithShards;
@@ -62,41 +60,66 @@ class AddedColumnDefaultsIT {
             "SET('red','green','blue') DEFAULT 'red,blue'", "SET('x','y') NOT NULL", "SET('a','b') DEFAULT ''",
             "TEXT", "TEXT NOT NULL", "TEXT DEFAULT 'h\u00e9llo'", "TINYTEXT NOT NULL", "MEDIUMTEXT DEFAULT 'x'",
             "LONGTEXT DEFAULT 'long'", "BLOB NOT NULL", "TINYBLOB DEFAULT 'b'", "MEDIUMBLOB", "LONGBLOB NOT NULL",
-            "BIT(3) DEFAULT NULL", "GEOMETRY DEFAULT NULL");
+            "BIT(3) DEFAULT NULL", "GEOMETRY DEFAULT NULL",
+            // negative defaults, read back from SHOW CREATE TABLE (DEFAULT -3.50)
+            "DECIMAL(10,2) DEFAULT -3.50", "DECIMAL(65,30) DEFAULT -1.000000000000000000000000000001",
+            "DECIMAL(9,0) DEFAULT -7", "INT DEFAULT -1", "BIGINT DEFAULT -9223372036854775808", "FLOAT DEFAULT -3.4e38",
+            "DOUBLE DEFAULT -2.5e-7", "DOUBLE DEFAULT -1.5",
+            "FLOAT(7,3) DEFAULT 1.5", "DOUBLE(10,4) DEFAULT -2.25", "FLOAT(5,2) NOT NULL",
+            // JSON (MariaDB: LONGTEXT utf8mb4_bin with a json_valid check)
+            "JSON", "JSON DEFAULT NULL", "JSON DEFAULT '{\"a\": [1, \"\u00e9\"]}'",
+            // TIMESTAMP literals: seconds since the epoch from the DDL session's time zone (+05:30 here)
+            "TIMESTAMP NULL DEFAULT '2020-01-01 00:00:00'", "TIMESTAMP(3) NOT NULL DEFAULT '2021-03-04 05:06:07.891'",
+            // CURRENT_TIMESTAMP: the row's own time (the rows event's, SET TIMESTAMP below)
+            "TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP", "TIMESTAMP(6) NULL DEFAULT CURRENT_TIMESTAMP(6)",
+            "TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP",
+            "DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3)", "DATETIME DEFAULT NOW() ON UPDATE NOW()",
+            "DATETIME(2) NOT NULL DEFAULT CURRENT_TIMESTAMP(1)");
 
     /**
-     * Negative defaults, which the schema parser does not read back from SHOW CREATE TABLE ({@code DEFAULT -3.50}):
-     * the server's bytes are those of a row inserted with the value, the default is set on the parsed shape.
+     * {@code DEFAULT x ON UPDATE CURRENT_TIMESTAMP}: x in an insert, the row's own time in the after image of an
+     * update; both compared (the insert at {@link #INSERTED}, an update of every row at {@link #UPDATED}).
      */
-    private static final List<String[]> NEGATIVE = List.of(new String[] {"DECIMAL(10,2)", "-3.50"},
-            new String[] {"DECIMAL(65,30)", "-1.000000000000000000000000000001"}, new String[] {"DECIMAL(9,0)", "-7"},
-            new String[] {"FLOAT", "-3.4e38"}, new String[] {"DOUBLE", "-2.5e-7"});
+    private static final List<String> ON_UPDATE = List.of(
+            "TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP",
+            "DATETIME(6) DEFAULT '2020-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP(6)",
+            "TIMESTAMP(2) NOT NULL DEFAULT '2001-02-03 04:05:06.78' ON UPDATE CURRENT_TIMESTAMP(2)");
+
+    /** The time of the inserts and of the updates ({@code SET TIMESTAMP}), seconds since the epoch. */
+    private static final long INSERTED = 1_700_000_000L;
+    private static final long UPDATED = 1_700_003_723L;
+
+    /** The time zone of the test's session, its DDL's and its rows'. */
+    private static final String ZONE = "+05:30";
 
     /** Column definitions whose value cannot be known to the rewrite: the plan must refuse them. */
     private static final Map<String, String> REFUSED = Map.of(
-            "TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP", "default is an expression",
-            "DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3)", "default is an expression",
-            "TIMESTAMP NULL DEFAULT '2020-01-01 00:00:00'", "time zone",
-            "BIT(3) DEFAULT b'101'", "(b'101')",
-            "JSON", "a value of its type cannot be supplied");
+            "INT DEFAULT (1 + 1)", "default is an expression",
+            "DOUBLE DEFAULT (RAND())", "default is an expression",
+            "DATETIME DEFAULT (CURRENT_TIMESTAMP + INTERVAL 1 DAY)", "default is an expression",
+            "BIT(3) DEFAULT b'101'", "(b'101')");
 
     @Test
     void shouldSupplyTheBytesTheServerWritesForAColumnMissingFromAnInsert(ShardCluster cluster) throws Exception {
         Map<String, String> createTexts = new HashMap<>();
+        List<String> defs = new java.util.ArrayList<>(SUPPLIED);
+        defs.addAll(ON_UPDATE);
+        defs.addAll(REFUSED.keySet());
         try (Connection c = cluster.info(0).openAdminConnection(); Statement s = c.createStatement()) {
             s.execute("SET SESSION sql_mode = ''"); // implicit defaults of NOT NULL columns, as an ALTER gives old rows
-            s.execute("SET SESSION time_zone = '+00:00'");
+            s.execute("SET SESSION time_zone = '" + ZONE + "'");
+            s.execute("SET TIMESTAMP = " + INSERTED);
             s.execute("CREATE DATABASE " + DB + " CHARACTER SET utf8mb4");
             s.execute("CREATE TABLE " + DB + ".o (id INT NOT NULL)");
             s.execute("INSERT INTO " + DB + ".o (id) VALUES (1)");
-            for (int k = 0; k < SUPPLIED.size() + REFUSED.size(); k++) {
-                String def = k < SUPPLIED.size() ? SUPPLIED.get(k) : List.copyOf(REFUSED.keySet()).get(k - SUPPLIED.size());
-                s.execute("CREATE TABLE " + DB + ".t_" + k + " (id INT NOT NULL, c " + def + ")");
+            for (int k = 0; k < defs.size(); k++) {
+                s.execute("CREATE TABLE " + DB + ".t_" + k + " (id INT NOT NULL, c " + defs.get(k) + ")");
                 s.execute("INSERT INTO " + DB + ".t_" + k + " (id) VALUES (1)");
             }
-            for (int k = 0; k < NEGATIVE.size(); k++) {
-                s.execute("CREATE TABLE " + DB + ".n_" + k + " (id INT NOT NULL, c " + NEGATIVE.get(k)[0] + ")");
-                s.execute("INSERT INTO " + DB + ".n_" + k + " (id, c) VALUES (1, " + NEGATIVE.get(k)[1] + ")");
+            s.execute("SET TIMESTAMP = " + UPDATED);
+            s.execute("UPDATE " + DB + ".o SET id = 2");
+            for (int k = SUPPLIED.size(); k < SUPPLIED.size() + ON_UPDATE.size(); k++) {
+                s.execute("UPDATE " + DB + ".t_" + k + " SET id = 2");
             }
             for (String table : tables(s)) {
                 try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + DB + "." + table)) {
@@ -106,46 +129,116 @@ class AddedColumnDefaultsIT {
             }
         }
         Map<String, TableMapEvent> maps = new HashMap<>();
-        Map<String, BinlogEvent> rows = new HashMap<>();
-        readBinlog(cluster, DB, maps, rows);
+        Map<String, List<BinlogEvent>> rows = new HashMap<>();
+        Map<String, String> ddlZones = new HashMap<>();
+        readBinlog(cluster, DB, maps, rows, ddlZones);
         SchemaTable from = shape(createTexts.get("o"));
+        // the shard's rows are those of sessions in ZONE (a server whose time zone it is)
+        ShardServer server = ShardServer.of(BinlogFlavor.MARIADB, java.time.ZoneOffset.of(ZONE));
         int compared = 0;
-        for (int k = 0; k < SUPPLIED.size() + NEGATIVE.size(); k++) {
-            boolean negative = k >= SUPPLIED.size();
-            String table = negative ? "n_" + (k - SUPPLIED.size()) : "t_" + k;
-            String what = "c " + (negative ? String.join(" DEFAULT ", NEGATIVE.get(k - SUPPLIED.size()))
-                    : SUPPLIED.get(k)) + " (" + createTexts.get(table).replaceAll("\\s+", " ") + ")";
+        for (int k = 0; k < SUPPLIED.size() + ON_UPDATE.size(); k++) {
+            String table = "t_" + k;
+            String what = "c " + defs.get(k) + " (" + createTexts.get(table).replaceAll("\\s+", " ") + ")";
             SchemaTable to = shape(createTexts.get(table));
-            if (negative) {
-                SchemaColumn c = to.columns().get(1).withDefault(ColumnDefault.literal(NEGATIVE.get(k - SUPPLIED.size())[1]));
-                to = new SchemaTable(to.name(), List.of(to.columns().get(0), c), to.indexes(), to.engine(), to.charset(),
-                        to.collation(), to.comment(), to.options());
+            RowsReshaper r = LogicalShape.plan("s0", DB + ".o", maps.get("o"), from, to,
+                    server.withDdlTimeZone(ddlZones.get(table))).orElseThrow();
+            TableMapEvent map = maps.get(table);
+            assertThat(r.targetMap().columnTypes()).as(what + ": TABLE_MAP types").isEqualTo(map.columnTypes());
+            assertThat(r.targetMap().metadata()).as(what + ": TABLE_MAP metadata").isEqualTo(map.metadata());
+            assertThat(r.targetMap().nullable()).as(what + ": TABLE_MAP nullability").isEqualTo(map.nullable());
+            assertSameTableMap(r, DB, "o", table, what);
+            int events = k < SUPPLIED.size() ? 1 : 2;
+            assertThat(rows.get(table)).as(what + ": rows events").hasSize(events);
+            for (int e = 0; e < events; e++) {
+                BinlogEvent source = rows.get("o").get(e);
+                byte[] ours = r.rows(source, source.header().timestamp() * 1_000_000L).rawBytes();
+                byte[] theirs = rows.get(table).get(e).rawBytes();
+                String event = what + (e == 0 ? ": insert" : ": update");
+                // after the header (19 bytes) and the 6-byte table id: flags, column count, bitmaps and the row
+                // images; the server's event ends with its CRC32 checksum, the rewritten one has none
+                assertThat(theirs.length - ours.length).as(event + ": length of the server's event less ours")
+                        .isEqualTo(4);
+                assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length))).as(event + ": rows event after the table id")
+                        .isEqualTo(hex(Arrays.copyOfRange(theirs, 25, theirs.length - 4)));
+                compared++;
             }
-            RowsReshaper r = LogicalShape.plan("s0", DB + ".o", maps.get("o"), from, to).orElseThrow();
-            TableMapEvent server = maps.get(table);
-            assertThat(r.targetMap().columnTypes()).as(what + ": TABLE_MAP types").isEqualTo(server.columnTypes());
-            assertThat(r.targetMap().metadata()).as(what + ": TABLE_MAP metadata").isEqualTo(server.metadata());
-            assertThat(r.targetMap().nullable()).as(what + ": TABLE_MAP nullability").isEqualTo(server.nullable());
-            byte[] ours = r.rows(rows.get("o")).rawBytes();
-            byte[] theirs = rows.get(table).rawBytes();
-            // after the header (19 bytes) and the 6-byte table id: flags, column count, bitmaps and the row image;
-            // the server's event ends with its CRC32 checksum, the rewritten one has none
-            assertThat(theirs.length - ours.length).as(what + ": length of the server's event less the rewritten one's")
-                    .isEqualTo(4);
-            assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length))).as(what + ": row event after the table id")
-                    .isEqualTo(hex(Arrays.copyOfRange(theirs, 25, theirs.length - 4)));
-            compared++;
         }
-        int k = SUPPLIED.size();
+        int k = SUPPLIED.size() + ON_UPDATE.size();
         for (Map.Entry<String, String> refused : REFUSED.entrySet()) {
             SchemaTable to = shape(createTexts.get("t_" + k++));
-            assertThatThrownBy(() -> LogicalShape.plan("s0", DB + ".o", maps.get("o"), from, to))
+            assertThatThrownBy(() -> LogicalShape.plan("s0", DB + ".o", maps.get("o"), from, to, server))
                     .as("c " + refused.getKey()).isInstanceOf(ShapeConflictException.class)
                     .hasMessageContaining("column `c`").hasMessageContaining(refused.getValue());
         }
-        assertThat(compared).isEqualTo(SUPPLIED.size() + NEGATIVE.size());
-        System.out.printf("added-column defaults: %d column definitions equal to the server's row bytes, %d refused%n",
-                compared, REFUSED.size());
+        assertThat(compared).isEqualTo(SUPPLIED.size() + 2 * ON_UPDATE.size());
+        System.out.printf("added-column defaults: %d column definitions, %d rows events equal to the server's bytes"
+                + " (DDL session time zones in the binlog: %s), %d refused%n", SUPPLIED.size() + ON_UPDATE.size(),
+                compared, new java.util.TreeSet<>(ddlZones.values()), REFUSED.size());
+    }
+
+    /**
+     * {@code binlog_row_image=MINIMAL} and {@code NOBLOB} on the shard, tables with and without a primary key: an
+     * insert, an update, an insert of the key alone and a delete on a table without the added columns, rewritten,
+     * against the rows events the server writes for a table with them (a MINIMAL insert logs what the statement
+     * gave and a CURRENT_TIMESTAMP the server set, its update the key before and the changed columns after, with
+     * an ON UPDATE CURRENT_TIMESTAMP column; NOBLOB leaves out the TEXT columns a statement does not need). The
+     * TABLE_MAPs here are those of {@code binlog_row_metadata=MINIMAL} but the last pair's (FULL: a UNIQUE NOT NULL
+     * key, which the server takes for the primary key).
+     */
+    @Test
+    void shouldRewritePartialImagesAsTheServerWritesThem(ShardCluster cluster) throws Exception {
+        String db = "partial_images";
+        List<String> statements = List.of("INSERT INTO %s (id, v, b) VALUES (1, 10, 'b')",
+                "UPDATE %s SET v = 11 WHERE id = 1", "INSERT INTO %s (id) VALUES (2)", "DELETE FROM %s WHERE id = 2");
+        String added = ", c INT DEFAULT 7, n TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,"
+                + " u TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, x TEXT DEFAULT 'x'";
+        // per table pair: the session's binlog_row_image; a primary key (even), none (odd), a UNIQUE NOT NULL key (4)
+        List<String> cases = List.of("MINIMAL", "MINIMAL", "NOBLOB", "NOBLOB", "MINIMAL");
+        Map<String, String> createTexts = new HashMap<>();
+        try (Connection c = cluster.info(0).openAdminConnection(); Statement s = c.createStatement()) {
+            s.execute("SET TIMESTAMP = " + INSERTED);
+            s.execute("CREATE DATABASE " + db);
+            // the TABLE_MAPs of this test as binlog_row_metadata=MINIMAL writes them (the others': FULL)
+            s.execute("SET GLOBAL binlog_row_metadata = 'MINIMAL'");
+            try {
+                writeEach(s, db, cases, 0, 4, statements, added);
+            } finally {
+                s.execute("SET GLOBAL binlog_row_metadata = 'FULL'");
+            }
+            writeEach(s, db, cases, 4, 5, statements, added);
+            for (String table : tables(s, db)) {
+                try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
+                    rs.next();
+                    createTexts.put(table, rs.getString(2));
+                }
+            }
+        }
+        Map<String, TableMapEvent> maps = new HashMap<>();
+        Map<String, List<BinlogEvent>> rows = new HashMap<>();
+        readBinlog(cluster, db, maps, rows, new HashMap<>());
+        assertThat(maps.get("t_0").optional().columnNames()).as("MINIMAL: no names").isEmpty();
+        assertThat(maps.get("t_0").optional().isEmpty()).as("MINIMAL: signedness and charsets").isFalse();
+        int partial = 0;
+        for (int k = 0; k < cases.size(); k++) {
+            RowsReshaper r = LogicalShape.plan("s0", db + ".o_" + k, maps.get("o_" + k), shape(createTexts.get("o_" + k)),
+                    shape(createTexts.get("t_" + k)), ShardServer.withoutTimeZone(BinlogFlavor.MARIADB)
+                            .withRowImage(RowsReshaper.RowImage.valueOf(cases.get(k)))).orElseThrow();
+            assertSameTableMap(r, db, "o_" + k, "t_" + k, cases.get(k));
+            for (int e = 0; e < statements.size(); e++) {
+                BinlogEvent source = rows.get("o_" + k).get(e);
+                byte[] ours = r.rows(source, source.header().timestamp() * 1_000_000L).rawBytes();
+                byte[] theirs = rows.get("t_" + k).get(e).rawBytes();
+                assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length)))
+                        .as(cases.get(k) + (k == 4 ? ", unique key: " : k % 2 == 0 ? ", primary key: " : ", no key: ")
+                                + statements.get(e))
+                        .isEqualTo(hex(Arrays.copyOfRange(theirs, 25, theirs.length - 4)));
+                RowsEvent body = (RowsEvent) rows.get("t_" + k).get(e).body();
+                partial += body.columnsPresent().cardinality() < body.columnCount() ? 1 : 0;
+            }
+        }
+        assertThat(partial).as("rows events of partial images among the server's").isGreaterThanOrEqualTo(6);
+        System.out.printf("partial row images: %d rows events (%d of partial images) equal to the server's bytes%n",
+                cases.size() * statements.size(), partial);
     }
 
     /**
@@ -187,8 +280,8 @@ class AddedColumnDefaultsIT {
             }
         }
         Map<String, TableMapEvent> maps = new HashMap<>();
-        Map<String, BinlogEvent> rows = new HashMap<>();
-        readBinlog(cluster, db, maps, rows);
+        Map<String, List<BinlogEvent>> rows = new HashMap<>();
+        readBinlog(cluster, db, maps, rows, new HashMap<>());
         for (int k = 0; k < cases.size(); k++) {
             String what = String.join(" -> ", cases.get(k));
             SchemaTable from = shape(createTexts.get("a_" + k));
@@ -197,8 +290,9 @@ class AddedColumnDefaultsIT {
             TableMapEvent server = maps.get("b_" + k);
             assertThat(r.targetMap().columnTypes()).as(what + ": TABLE_MAP types").isEqualTo(server.columnTypes());
             assertThat(r.targetMap().metadata()).as(what + ": TABLE_MAP metadata").isEqualTo(server.metadata());
-            byte[] ours = r.rows(rows.get("a_" + k)).rawBytes();
-            byte[] theirs = rows.get("b_" + k).rawBytes();
+            assertSameTableMap(r, db, "a_" + k, "b_" + k, what);
+            byte[] ours = r.rows(rows.get("a_" + k).get(0)).rawBytes();
+            byte[] theirs = rows.get("b_" + k).get(rows.get("b_" + k).size() - 1).rawBytes();
             assertThat(hex(Arrays.copyOfRange(ours, 25, ours.length))).as(what + ": row event after the table id")
                     .isEqualTo(hex(Arrays.copyOfRange(theirs, 25, theirs.length - 4)));
         }
@@ -215,12 +309,53 @@ class AddedColumnDefaultsIT {
         System.out.printf("widened columns: %d type changes equal to the server's ALTER, byte for byte%n", cases.size());
     }
 
+    /** Tables o_k (without the added columns) and t_k (with them), each statement on both, per row image k. */
+    private static void writeEach(Statement s, String db, List<String> cases, int from, int to, List<String> statements,
+            String added) throws SQLException {
+        for (int k = from; k < to; k++) {
+            s.execute("SET SESSION binlog_row_image = '" + cases.get(k) + "'");
+            String columns = "id INT NOT NULL" + (k == 4 ? "" : k % 2 == 0 ? " PRIMARY KEY" : "") + ", v INT, b TEXT"
+                    + (k == 4 ? ", UNIQUE KEY u (id)" : "");
+            s.execute("CREATE TABLE " + db + ".o_" + k + " (" + columns + ")");
+            s.execute("CREATE TABLE " + db + ".t_" + k + " (" + columns + added + ")");
+            for (String st : statements) {
+                s.execute(String.format(st, db + ".o_" + k));
+                s.execute(String.format(st, db + ".t_" + k));
+            }
+        }
+    }
+
+    /** The TABLE_MAP events read, by database.table (the last of each). */
+    private static final Map<String, BinlogEvent> MAP_EVENTS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The rewritten TABLE_MAP against the server's, from the column count to the end (the names differ: the
+     * rewrite keeps the shard's), optional metadata included (the shards run binlog_row_metadata=FULL).
+     */
+    private static void assertSameTableMap(RowsReshaper r, String db, String source, String table, String what) {
+        byte[] ours = r.tableMap(MAP_EVENTS.get(db + "." + source)).rawBytes();
+        byte[] theirs = MAP_EVENTS.get(db + "." + table).rawBytes();
+        assertThat(hex(Arrays.copyOfRange(ours, afterNames(ours), ours.length)))
+                .as(what + ": TABLE_MAP after the names").isEqualTo(hex(Arrays.copyOfRange(theirs, afterNames(theirs),
+                        theirs.length - 4)));
+    }
+
+    private static int afterNames(byte[] map) {
+        int p = 19 + 8;
+        p += 1 + (map[p] & 0xFF) + 1;
+        return p + 1 + (map[p] & 0xFF) + 1;
+    }
+
     private static io.tributary.core.event.ColumnType storageOf(SchemaTable t) {
         return AddedValues.storage(t.columns().get(0)).type();
     }
 
+    /**
+     * The TABLE_MAP, the rows events (in binlog order) and the time zone of the CREATE TABLE statement's session
+     * (its Q_TIME_ZONE_CODE, where the server wrote one) of each table of {@code db}.
+     */
     private static void readBinlog(ShardCluster cluster, String db, Map<String, TableMapEvent> maps,
-            Map<String, BinlogEvent> rows) throws Exception {
+            Map<String, List<BinlogEvent>> rows, Map<String, String> ddlZones) throws Exception {
         EmbeddedMariaDbShard shard = (EmbeddedMariaDbShard) cluster.shard(0);
         try (var files = Files.list(shard.binlogDirectory())) {
             for (var file : files.filter(f -> f.getFileName().toString().matches(".*\\.\\d{6}")).sorted().toList()) {
@@ -230,8 +365,16 @@ class AddedColumnDefaultsIT {
                     if (e.body() instanceof TableMapEvent m && m.database().equals(db)) {
                         byId.put(m.tableId(), m);
                         maps.put(m.table(), m);
+                        MAP_EVENTS.put(db + "." + m.table(), e);
                     } else if (e.body() instanceof RowsEvent r && byId.containsKey(r.tableId())) {
-                        rows.put(byId.get(r.tableId()).table(), e);
+                        rows.computeIfAbsent(byId.get(r.tableId()).table(), t -> new java.util.ArrayList<>()).add(e);
+                    } else if (e.body() instanceof io.tributary.core.event.QueryEvent q && q.status() != null
+                            && q.status().timeZone() != null) {
+                        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)^CREATE TABLE " + db
+                                + "\\.(\\w+)").matcher(q.sql());
+                        if (m.find()) {
+                            ddlZones.put(m.group(1), q.status().timeZone());
+                        }
                     }
                 }
             }

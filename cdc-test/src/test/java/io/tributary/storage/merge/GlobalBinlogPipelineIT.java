@@ -297,7 +297,8 @@ class GlobalBinlogPipelineIT {
         long[] nextId = {1};
         // what each shard has done of the rollout: 0 nothing, 1 ADD c, 2 DROP v, 3 the widening
         int[] step = new int[infos.size()];
-        String[] ddl = {"ADD COLUMN c INT DEFAULT 7", "DROP COLUMN v", "MODIFY c BIGINT DEFAULT 7, MODIFY s VARCHAR(300)"};
+        String[] ddl = {"ADD COLUMN c INT DEFAULT 7, ADD COLUMN t TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP",
+                "DROP COLUMN v", "MODIFY c BIGINT DEFAULT 7, MODIFY s VARCHAR(300)"};
         int shapesStored = 0;
         try (SpillStore store = SpillStore.open(dir.resolve("spill"));
                 TransactionBuffer buffer = new TransactionBuffer(settings, store);
@@ -359,31 +360,34 @@ class GlobalBinlogPipelineIT {
                                 + " (roll_01.items_0001)")
                         .hasMessageContaining("column `c` bigint(20) -> int(11): the logical type is narrower")
                         .hasMessageContaining("Shard's shape: (`id` bigint(20) NOT NULL, `s` varchar(300) utf8mb4,"
-                                + " `c` bigint(20) DEFAULT 7); logical shape: (`id` bigint(20) NOT NULL,"
-                                + " `s` varchar(300) utf8mb4, `c` int(11) DEFAULT 7)");
+                                + " `c` bigint(20) DEFAULT 7, `t` timestamp NOT NULL DEFAULT current_timestamp());"
+                                + " logical shape: (`id` bigint(20) NOT NULL, `s` varchar(300) utf8mb4,"
+                                + " `c` int(11) DEFAULT 7, `t` timestamp NOT NULL DEFAULT current_timestamp())");
             } finally {
                 run.close();
             }
         }
         assertThat(shapesStored).as("rollouts open in the checkpoint of the restart").isEqualTo(1);
         // the logical shape after 0..3 DDL statements written: column names, TABLE_MAP types and metadata
-        List<List<String>> names = List.of(List.of("id", "v", "s"), List.of("id", "v", "s", "c"), List.of("id", "s", "c"),
-                List.of("id", "s", "c"), List.of("id", "s", "c"));
+        List<List<String>> names = List.of(List.of("id", "v", "s"), List.of("id", "v", "s", "c", "t"),
+                List.of("id", "s", "c", "t"), List.of("id", "s", "c", "t"), List.of("id", "s", "c", "t"));
+        io.tributary.core.event.ColumnType ts = io.tributary.core.event.ColumnType.TIMESTAMP2;
         List<List<io.tributary.core.event.ColumnType>> types = List.of(
                 List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.LONG,
                         io.tributary.core.event.ColumnType.VARCHAR),
                 List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.LONG,
-                        io.tributary.core.event.ColumnType.VARCHAR, io.tributary.core.event.ColumnType.LONG),
+                        io.tributary.core.event.ColumnType.VARCHAR, io.tributary.core.event.ColumnType.LONG, ts),
                 List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.VARCHAR,
-                        io.tributary.core.event.ColumnType.LONG),
+                        io.tributary.core.event.ColumnType.LONG, ts),
                 List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.VARCHAR,
-                        io.tributary.core.event.ColumnType.LONGLONG),
+                        io.tributary.core.event.ColumnType.LONGLONG, ts),
                 List.of(io.tributary.core.event.ColumnType.LONGLONG, io.tributary.core.event.ColumnType.VARCHAR,
-                        io.tributary.core.event.ColumnType.LONG));
+                        io.tributary.core.event.ColumnType.LONG, ts));
         List<Integer> varcharBytes = List.of(40, 40, 40, 1200, 1200);
         int phase = -1;
         Map<Long, Integer> writes = new HashMap<>();
         int defaults = 0;
+        int rowTimes = 0;
         int updates = 0;
         int deletes = 0;
         List<String> ddlOut = new ArrayList<>();
@@ -427,6 +431,14 @@ class GlobalBinlogPipelineIT {
                                 defaults += expected == 7L ? 1 : 0;
                             }
                         }
+                        List<String> cols = names.get(phase);
+                        if (c.before() == null && cols.contains("t")) {
+                            // CURRENT_TIMESTAMP: the row's own time, the statement's (its rows event's), rewritten or not
+                            assertThat(c.after().get(cols.indexOf("t"))).as("phase " + phase + ", row "
+                                    + c.after().get(0) + ": t").isEqualTo(java.time.Instant.ofEpochSecond(
+                                            e.header().timestamp()));
+                            rowTimes += ((Number) c.after().get(cols.indexOf("c"))).longValue() == 7L ? 1 : 0;
+                        }
                         if (c.before() == null) {
                             writes.merge(((Number) c.after().get(0)).longValue(), 1, Integer::sum);
                         } else if (c.after() == null) {
@@ -450,8 +462,9 @@ class GlobalBinlogPipelineIT {
         assertThat(updates).as("updates").isEqualTo(3);
         assertThat(deletes).as("deletes").isEqualTo(1);
         assertThat(defaults).as("row images given the default of c (rows of shards not yet altered)").isGreaterThan(5);
-        System.out.printf("rollout IT: %d rows, %d updates, %d deletes, %d images given c's default%n", writes.size(),
-                updates, deletes, defaults);
+        assertThat(rowTimes).as("inserts of shards not yet altered given t = their rows event's time").isGreaterThan(3);
+        System.out.printf("rollout IT: %d rows, %d updates, %d deletes, %d images given c's default, %d inserts the row's"
+                + " time%n", writes.size(), updates, deletes, defaults, rowTimes);
     }
 
     /** A pipeline and its writer, started from the given checkpoints. */

@@ -17,17 +17,18 @@ import java.util.Objects;
  * Rewrites the TABLE_MAP and rows events of one table from the column layout a shard wrote them in into another
  * one (the logical table's, while a DDL rolls out shard by shard): each target column is a source column copied
  * as it is, a source column widened, or a constant (a default) the source has no column for; source columns no
- * target column takes are left out.
+ * target column takes are left out; a column whose default is {@code CURRENT_TIMESTAMP} gets the row's own time
+ * ({@link RowTime}).
  *
  * <p>Row images ({@code sql/rpl_record.cc}, {@code pack_row}): a null bitmap over the present columns, then the
  * values of the present non-null columns in their storage format. A widened value is re-encoded: an integer
  * sign-extended (signed source) or zero-extended (unsigned) to the target's width; a VARCHAR or CHAR value given
- * the target's length prefix (1 byte up to 255 bytes of maximum length, else 2). A target constant is present in
- * an image where every source column is (a full image); in a partial one ({@code binlog_row_image=MINIMAL}) it
- * is left out, as the server leaves out what it does not log.
+ * the target's length prefix (1 byte up to 255 bytes of maximum length, else 2). Which images a target column
+ * the source has not is in follows the shard's {@code binlog_row_image} ({@link RowImage}): the server's own
+ * rule for a column the statement did not give.
  *
- * <p>The TABLE_MAP written for the target has no optional metadata but, when given, the column names (signedness,
- * charsets and keys of the source describe other columns). Rows events keep their type (v1/v2), flags, v2 extra data and table id;
+ * <p>The TABLE_MAP written for the target carries the optional metadata given for the target layout (the caller
+ * derives it from the logical table, as the shard's server would write it). Rows events keep their type (v1/v2), flags, v2 extra data and table id;
  * the merge gives them the global table id afterwards. PARTIAL_UPDATE_ROWS, expanded on the way in, never
  * reaches here.
  *
@@ -36,7 +37,7 @@ import java.util.Objects;
 public final class RowsReshaper {
 
     /** Where a target column's value comes from. */
-    public sealed interface Value permits Copy, Widen, Constant {
+    public sealed interface Value permits Copy, Widen, Constant, RowTime {
     }
 
     /** The source column's value as it is. */
@@ -51,16 +52,77 @@ public final class RowsReshaper {
     public record Widen(int source, boolean signed) implements Value {
     }
 
-    /** A value the source has no column for, in the target type's storage format; null bytes: SQL NULL. */
-    public record Constant(byte[] bytes) implements Value {
+    /**
+     * A value the source has no column for, in the target type's storage format; null bytes: SQL NULL.
+     *
+     * @param evaluated whether the server evaluates it for each insert, as MariaDB does a BLOB/TEXT column's
+     *                  literal default (kept as an expression), so that a MINIMAL insert logs it
+     */
+    public record Constant(byte[] bytes, boolean evaluated) implements Value {
         public Constant {
             bytes = bytes == null ? null : bytes.clone();
+        }
+
+        /** A constant the server does not evaluate per insert. */
+        public Constant(byte[] bytes) {
+            this(bytes, false);
         }
 
         @Override
         public byte[] bytes() {
             return bytes == null ? null : bytes.clone();
         }
+    }
+
+    /**
+     * The row's own time, as the server gives a column whose default (or {@code ON UPDATE}) is {@code
+     * CURRENT_TIMESTAMP}: the time the rows event is given ({@link #rows(BinlogEvent, long)}), truncated to
+     * {@code precision} fractional digits, as a TIMESTAMP2 (seconds since the epoch) or a DATETIME2 (the local time
+     * in {@code zone}) of the target's fractional digits.
+     *
+     * @param zone      the time zone of a DATETIME2 target (unused for TIMESTAMP2)
+     * @param precision fractional digits of the time ({@code CURRENT_TIMESTAMP(n)})
+     * @param otherwise null: the row's time in every image; else the column's value but in the after image of an
+     *                  update ({@code DEFAULT x ON UPDATE CURRENT_TIMESTAMP})
+     * @param onUpdate  {@code ON UPDATE CURRENT_TIMESTAMP}: the server sets the column in every update, so it is in
+     *                  the after image of an update even when that image is partial
+     */
+    public record RowTime(java.time.ZoneId zone, int precision, Constant otherwise, boolean onUpdate) implements Value {
+        public RowTime {
+            if (precision < 0 || precision > 6) {
+                throw new IllegalArgumentException("fractional digits " + precision);
+            }
+            if (otherwise != null && !onUpdate) {
+                throw new IllegalArgumentException("a value other than the row's time but on update is an ON UPDATE");
+            }
+        }
+    }
+
+    /**
+     * The shard's {@code binlog_row_image}, which says which columns the server logs in each image, so which of
+     * the target columns the source has not (defaults, the row's time) an image gets.
+     */
+    public enum RowImage {
+        /** Every column in every image: an added column is in every image whose source columns all are. */
+        FULL,
+        /**
+         * Every column but the BLOB/TEXT ones a statement does not need: an added column is in an image whose
+         * non-BLOB source columns all are, an added BLOB/TEXT column only where every source column is or, in an
+         * insert, when the server evaluates its default ({@link Constant#evaluated}).
+         */
+        NOBLOB,
+        /**
+         * The key (or, without one, every column) in before images, the columns the statement gave or changed
+         * in after images: an added column is in a before image whose source columns all are, in no insert (the
+         * statement did not give it) but for a default the server evaluates ({@code CURRENT_TIMESTAMP}, a
+         * {@link Constant#evaluated}), and in no update's after image but for an {@code ON UPDATE CURRENT_TIMESTAMP}.
+         */
+        MINIMAL
+    }
+
+    /** Which image of a row: an insert's, a delete's or an update's before image, an update's after image. */
+    private enum Image {
+        INSERTED, BEFORE, UPDATED
     }
 
     /** One column of the target layout. */
@@ -72,6 +134,8 @@ public final class RowsReshaper {
     }
 
     private final TableMapEvent source;
+    private final RowImage rowImage;
+    private final boolean mariaDb;
     private final TableColumns sourceColumns;
     private final List<TargetColumn> targets;
     private final TableMapEvent target;
@@ -93,6 +157,25 @@ public final class RowsReshaper {
      *                    has the layout of the maps of the shards already altered)
      */
     public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, List<String> columnNames) {
+        this(source, targets, columnNames.isEmpty() ? TableMapOptionalMetadata.EMPTY
+                : new TableMapOptionalMetadata(null, null, java.util.Map.of(), columnNames, java.util.Map.of(),
+                        java.util.Map.of(), java.util.Map.of(), List.of(), null, java.util.Map.of(), null,
+                        java.util.Map.of(), List.of()), true, RowImage.FULL);
+    }
+
+    /**
+     * @param source   the shard's TABLE_MAP the rows events refer to
+     * @param targets  the target layout, column by column
+     * @param optional the target TABLE_MAP's optional metadata, by target column (what the shard's server writes
+     *                 for a table of the target layout, per its {@code binlog_row_metadata}), or EMPTY
+     * @param mariaDb  whether the shard is a MariaDB server (how the optional metadata groups YEAR and GEOMETRY)
+     * @param rowImage the shard's {@code binlog_row_image}
+     */
+    public RowsReshaper(TableMapEvent source, List<TargetColumn> targets, TableMapOptionalMetadata optional,
+            boolean mariaDb, RowImage rowImage) {
+        this.rowImage = Objects.requireNonNull(rowImage, "rowImage");
+        this.mariaDb = mariaDb;
+        List<String> columnNames = optional.columnNames();
         if (!columnNames.isEmpty() && columnNames.size() != targets.size()) {
             throw new IllegalArgumentException(columnNames.size() + " column names for " + targets.size() + " columns");
         }
@@ -115,14 +198,15 @@ public final class RowsReshaper {
             if (t.value() instanceof Widen w) {
                 checkWidening(source, w.source(), t, j);
             }
+            if (t.value() instanceof RowTime rt && (t.type() != ColumnType.TIMESTAMP2 && t.type() != ColumnType.DATETIME2
+                    || t.type() == ColumnType.DATETIME2 && rt.zone() == null)) {
+                throw new IllegalArgumentException("target column " + j + ": the row's time as " + t.type()
+                        + (rt.zone() == null ? " without a time zone" : ""));
+            }
             types.add(t.type());
             metadata.add(t.metadata());
             nullable.set(j, t.nullable());
         }
-        TableMapOptionalMetadata optional = columnNames.isEmpty() ? TableMapOptionalMetadata.EMPTY
-                : new TableMapOptionalMetadata(null, null, java.util.Map.of(), columnNames, java.util.Map.of(),
-                        java.util.Map.of(), java.util.Map.of(), List.of(), null, java.util.Map.of(), null, java.util.Map.of(),
-                        List.of());
         this.target = new TableMapEvent(source.tableId(), source.flags(), source.database(), source.table(), types,
                 metadata, nullable, optional);
         this.targetColumns = TableColumns.of(target);
@@ -180,18 +264,8 @@ public final class RowsReshaper {
         packed(body, meta.size());
         body.write(meta.toByteArray(), 0, meta.size());
         body.write(bitmap(target.nullable(), target.columnCount()), 0, (target.columnCount() + 7) / 8);
-        List<String> names = target.optional().columnNames();
-        if (!names.isEmpty()) {
-            ByteArrayOutputStream field = new ByteArrayOutputStream();
-            for (String n : names) {
-                byte[] b = n.getBytes(StandardCharsets.UTF_8);
-                packed(field, b.length);
-                field.write(b, 0, b.length);
-            }
-            body.write(4); // COLUMN_NAME
-            packed(body, field.size());
-            body.write(field.toByteArray(), 0, field.size());
-        }
+        byte[] optional = target.optional().toBytes(target.columnTypes(), target.metadata(), mariaDb);
+        body.write(optional, 0, optional.length);
         return event(sourceEvent, EventType.TABLE_MAP.code(), body.toByteArray(), target);
     }
 
@@ -213,6 +287,27 @@ public final class RowsReshaper {
      * @throws RowDecodeException when the event's images do not decode against the source TABLE_MAP
      */
     public BinlogEvent rows(BinlogEvent event) {
+        return rows(event, event.header().timestamp() * 1_000_000L);
+    }
+
+    /**
+     * The rows event in the target layout, as {@link #rows(BinlogEvent)}, with {@code rowTimeMicros} (microseconds
+     * since the epoch) the row's own time for {@link RowTime} columns.
+     */
+    public BinlogEvent rows(BinlogEvent event, long rowTimeMicros) {
+        byte[][] values = new byte[targets.size()][];
+        byte[][] updated = new byte[targets.size()][];
+        for (int j = 0; j < targets.size(); j++) {
+            TargetColumn t = targets.get(j);
+            if (t.value() instanceof Constant k) {
+                values[j] = k.bytes;
+                updated[j] = k.bytes;
+            } else if (t.value() instanceof RowTime rt) {
+                byte[] now = rowTime(t, rt, rowTimeMicros);
+                values[j] = rt.otherwise() == null ? now : rt.otherwise().bytes;
+                updated[j] = now;
+            }
+        }
         EventType type = event.type();
         RowsImageLayout layout = RowsEventDecoder.layoutOf(type);
         if (layout == null || layout == RowsImageLayout.PARTIAL_UPDATE) {
@@ -232,20 +327,20 @@ public final class RowsReshaper {
         }
         BitSet present = readBitmap(c, (int) columns);
         BitSet after = layout == RowsImageLayout.UPDATE ? readBitmap(c, (int) columns) : null;
-        BitSet targetPresent = targetPresent(present);
-        BitSet targetAfter = after == null ? null : targetPresent(after);
+        BitSet targetPresent = targetPresent(present, layout == RowsImageLayout.WRITE ? Image.INSERTED : Image.BEFORE);
+        BitSet targetAfter = after == null ? null : targetPresent(after, Image.UPDATED);
         packed(out, targets.size());
         int bitmapsAt = out.size();
         int targetBitmapBytes = (targets.size() + 7) / 8;
-        out.write(presentBitmap(targetPresent, targets.size()), 0, targetBitmapBytes);
+        out.write(presentBitmap(targetPresent, targets.size(), rowImage), 0, targetBitmapBytes);
         if (targetAfter != null) {
-            out.write(presentBitmap(targetAfter, targets.size()), 0, targetBitmapBytes);
+            out.write(presentBitmap(targetAfter, targets.size(), rowImage), 0, targetBitmapBytes);
         }
         while (c.pos < c.end) {
             int rowStart = c.pos;
-            image(c, present, targetPresent, out);
+            image(c, present, targetPresent, values, out);
             if (layout == RowsImageLayout.UPDATE) {
-                image(c, after, targetAfter, out);
+                image(c, after, targetAfter, updated, out);
             }
             if (c.pos == rowStart) {
                 throw new RowDecodeException("table " + sourceColumns.tableName() + ": empty row image, "
@@ -268,20 +363,38 @@ public final class RowsReshaper {
                 shell.buffer(), 0, shell.length(), 0, decoded);
     }
 
-    private BitSet targetPresent(BitSet sourcePresent) {
+    private BitSet targetPresent(BitSet sourcePresent, Image image) {
         boolean full = sourcePresent.cardinality() == source.columnCount();
+        boolean nonBlobs = true;
+        for (int i = 0; i < source.columnCount() && nonBlobs; i++) {
+            nonBlobs = sourcePresent.get(i) || isBlob(source.realType(i));
+        }
         BitSet out = new BitSet();
         for (int j = 0; j < targets.size(); j++) {
             Value v = targets.get(j).value();
             boolean on = v instanceof Copy cp ? sourcePresent.get(cp.source())
-                    : v instanceof Widen w ? sourcePresent.get(w.source()) : full;
+                    : v instanceof Widen w ? sourcePresent.get(w.source())
+                    : image == Image.UPDATED && v instanceof RowTime rt && rt.onUpdate() || switch (rowImage) {
+                        case FULL -> full;
+                        case NOBLOB -> full || nonBlobs && (!isBlob(targets.get(j).type())
+                                || image == Image.INSERTED && v instanceof Constant k && k.evaluated());
+                        case MINIMAL -> image == Image.BEFORE ? full : image == Image.INSERTED
+                                && (v instanceof RowTime rt && rt.otherwise() == null || v instanceof Constant k
+                                        && k.evaluated());
+                    };
             out.set(j, on);
         }
         return out;
     }
 
+    private static boolean isBlob(ColumnType t) {
+        return t == ColumnType.BLOB || t == ColumnType.TINY_BLOB || t == ColumnType.MEDIUM_BLOB
+                || t == ColumnType.LONG_BLOB || t == ColumnType.GEOMETRY || t == ColumnType.JSON;
+    }
+
     /** Reads one source image at the cursor and writes it in the target layout. */
-    private void image(RowImageDecoder.Cursor c, BitSet present, BitSet targetPresent, ByteArrayOutputStream out) {
+    private void image(RowImageDecoder.Cursor c, BitSet present, BitSet targetPresent, byte[][] values,
+            ByteArrayOutputStream out) {
         int n = source.columnCount();
         int nullBytes = (present.cardinality() + 7) / 8;
         c.need(sourceColumns, nullBytes, "null bitmap of the row image");
@@ -315,7 +428,7 @@ public final class RowsReshaper {
             }
             Value v = targets.get(j).value();
             boolean isNull = v instanceof Copy cp ? start[cp.source()] < 0
-                    : v instanceof Widen w ? start[w.source()] < 0 : ((Constant) v).bytes == null;
+                    : v instanceof Widen w ? start[w.source()] < 0 : values[j] == null;
             targetNulls.set(k++, isNull);
         }
         byte[] nullBitmap = bitmap(targetNulls, k);
@@ -336,11 +449,8 @@ public final class RowsReshaper {
                 if (start[w.source()] >= 0) {
                     widen(c.b, start[w.source()], stop[w.source()], w, t, out);
                 }
-            } else {
-                byte[] bytes = ((Constant) t.value()).bytes;
-                if (bytes != null) {
-                    out.write(bytes, 0, bytes.length);
-                }
+            } else if (values[j] != null) {
+                out.write(values[j], 0, values[j].length);
             }
         }
     }
@@ -392,6 +502,36 @@ public final class RowsReshaper {
         out.write(b, from + sourcePrefix, length);
     }
 
+    /** {@code micros} as a TIMESTAMP2 or DATETIME2 value of the target's fractional digits. */
+    private static byte[] rowTime(TargetColumn t, RowTime rt, long micros) {
+        long seconds = Math.floorDiv(micros, 1_000_000L);
+        int fraction = (int) Math.floorMod(micros, 1_000_000L);
+        int fsp = t.metadata();
+        int digits = Math.min(rt.precision(), fsp);
+        fraction -= fraction % POWERS[6 - digits];
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8);
+        if (t.type() == ColumnType.TIMESTAMP2) {
+            be(out, seconds, 4);
+        } else {
+            java.time.LocalDateTime l = java.time.LocalDateTime.ofEpochSecond(seconds, 0,
+                    rt.zone().getRules().getOffset(java.time.Instant.ofEpochSecond(seconds)));
+            long ymd = ((long) l.getYear() * 13 + l.getMonthValue()) << 5 | l.getDayOfMonth();
+            long hms = (long) l.getHour() << 12 | l.getMinute() << 6 | l.getSecond();
+            be(out, (ymd << 17 | hms) + 0x8000000000L, 5);
+        }
+        int n = (fsp + 1) / 2;
+        be(out, n == 1 ? fraction / 10000 : n == 2 ? fraction / 100 : fraction, n);
+        return out.toByteArray();
+    }
+
+    private static final int[] POWERS = {1, 10, 100, 1000, 10000, 100000, 1000000};
+
+    private static void be(ByteArrayOutputStream out, long v, int bytes) {
+        for (int i = bytes - 1; i >= 0; i--) {
+            out.write((int) (v >>> (8 * i)) & 0xFF);
+        }
+    }
+
     /** Microseconds of the fraction of a DATETIME2/TIMESTAMP2 value of {@code fsp} digits at {@code at}. */
     private static int fraction(byte[] b, int at, int fsp) {
         int n = (fsp + 1) / 2;
@@ -418,10 +558,11 @@ public final class RowsReshaper {
         return s;
     }
 
-    /** A columns-present bitmap; when every column is present, its unused bits set as servers write it. */
-    private static byte[] presentBitmap(BitSet bits, int n) {
+    /** A columns-present bitmap; when every column is present, its unused bits set as FULL servers write it. */
+    private static byte[] presentBitmap(BitSet bits, int n, RowImage rowImage) {
         byte[] out = bitmap(bits, n);
-        if (n % 8 != 0 && bits.cardinality() == n) {
+        // FULL (and MINIMAL without a key) set every bit; NOBLOB marks the columns one by one
+        if (n % 8 != 0 && bits.cardinality() == n && rowImage != RowImage.NOBLOB) {
             out[n / 8] |= (byte) (0xFF << (n % 8));
         }
         return out;

@@ -217,6 +217,54 @@ class RowsReshaperTest {
         }
     }
 
+    /**
+     * A CURRENT_TIMESTAMP column gets the time the rows event is given: as a TIMESTAMP (seconds since the epoch) and as
+     * a DATETIME in the given zone, truncated to the expression's digits, in every image.
+     */
+    @Test
+    void shouldGiveARowTimeColumnTheRowsTimeTruncatedToItsDigits() throws IOException {
+        CorpusRowsEvents.Item item = null;
+        for (Path file : corpusFiles()) {
+            for (CorpusRowsEvents.Item i : CorpusRowsEvents.read(file).rowsEvents()) {
+                if (convertible(i) && i.layout() == RowsImageLayout.UPDATE) {
+                    item = i;
+                    break;
+                }
+            }
+            if (item != null) {
+                break;
+            }
+        }
+        Assumptions.assumeTrue(item != null);
+        java.time.ZoneId kolkata = java.time.ZoneId.of("Asia/Kolkata");
+        RowsReshaper reshaper = new RowsReshaper(item.map(), List.of(
+                new RowsReshaper.TargetColumn(new RowsReshaper.Copy(0), item.map().columnTypes().get(0),
+                        item.map().metadata().get(0), true),
+                new RowsReshaper.TargetColumn(new RowsReshaper.RowTime(null, 6, null, false), ColumnType.TIMESTAMP2, 6,
+                        false),
+                new RowsReshaper.TargetColumn(new RowsReshaper.RowTime(kolkata, 3, null, false), ColumnType.DATETIME2, 4,
+                        true),
+                new RowsReshaper.TargetColumn(new RowsReshaper.RowTime(null, 0, new RowsReshaper.Constant(null), true),
+                        ColumnType.TIMESTAMP2, 0, true)));
+        long micros = 1_700_000_000_123_456L;
+        List<RowChange> got = decode(reshaper.rows(item.event(), micros), reshaper.targetMap());
+        assertThat(got).isNotEmpty();
+        for (RowChange change : got) {
+            for (Row row : java.util.Arrays.asList(change.before(), change.after())) {
+                assertThat(row.get(1)).isEqualTo(java.time.Instant.ofEpochSecond(1_700_000_000L, 123_456_000L));
+                // 2023-11-14 22:13:20 UTC is 2023-11-15 03:43:20 in Kolkata (+05:30); .123456 to 3 digits, in 4
+                assertThat(row.get(2)).isEqualTo(new MysqlDateTime(2023, 11, 15, 3, 43, 20, 123_000));
+            }
+            assertThat(change.before().get(3)).as("DEFAULT NULL ON UPDATE: NULL before").isNull();
+            assertThat(change.after().get(3)).as("the row's time in the update").isEqualTo(
+                    java.time.Instant.ofEpochSecond(1_700_000_000L));
+        }
+        TableMapEvent map = item.map();
+        assertThatThrownBy(() -> new RowsReshaper(map, List.of(new RowsReshaper.TargetColumn(
+                new RowsReshaper.RowTime(null, 0, null, false), ColumnType.DATETIME2, 0, true))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without a time zone");
+    }
+
     @Test
     void shouldRefuseANarrowingAsAWidening() throws IOException {
         TableMapEvent map = new TableMapEvent(1, 1, "d", "t", List.of(ColumnType.LONGLONG, ColumnType.VARCHAR),
