@@ -103,6 +103,15 @@ public final class MergeStage implements AutoCloseable {
     private final AtomicLongArray settled;
     /** Per shard, where in its binlog what the global binlog holds durably ends (see {@link #durableEnd}). */
     private final AtomicReferenceArray<ShardPosition> durableEnd;
+    /** Per shard, the end of its last transaction durable in the global binlog (see {@link #durableCut}). */
+    private final AtomicReferenceArray<ShardPosition> durableTransactionEnd;
+    /**
+     * Held while the per-shard durable ends move and while {@link #durableCut} reads them with {@link #cutMark}, so that
+     * a cut's mark and ends belong together. Innermost lock: nothing that locks is called while holding it.
+     */
+    private final Object cutLock = new Object();
+    /** The durable mark the per-shard durable ends stand for (guarded by {@link #cutLock}). */
+    private DurableMark cutMark;
     /** Per shard, the end of the last unit offered (merge thread only). */
     private final ShardPosition[] offeredEnd;
     private volatile DelayListener delayListener = (shard, commit, durable) -> { };
@@ -158,6 +167,8 @@ public final class MergeStage implements AutoCloseable {
         this.lastHeartbeat = new long[this.start.size()];
         this.settled = new AtomicLongArray(this.start.size());
         this.durableEnd = new AtomicReferenceArray<>(this.start.size());
+        this.durableTransactionEnd = new AtomicReferenceArray<>(this.start.size());
+        this.cutMark = writer.durability().current();
         this.offeredEnd = new ShardPosition[this.start.size()];
         this.sorter = new GlobalSorter<>(this.start, xaMaxWait);
         this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()), writer.ddlHistory(),
@@ -239,9 +250,13 @@ public final class MergeStage implements AutoCloseable {
         }
         if (idle && sorter.waiting() == 0) {
             // nothing committed before the last heartbeats waits any more: every shard is settled up to them
-            for (int i = 0; i < lastHeartbeat.length; i++) {
-                settle(i, lastHeartbeat[i]);
-                advanceDurableEnd(i, offeredEnd[i]);
+            synchronized (cutLock) {
+                for (int i = 0; i < lastHeartbeat.length; i++) {
+                    settle(i, lastHeartbeat[i]);
+                    advanceDurableEnd(i, offeredEnd[i]);
+                }
+                // everything written is durable: the mark now covers it (and no more of these shards' transactions)
+                moveCutMark(writer.durability().current());
             }
         }
     }
@@ -277,13 +292,54 @@ public final class MergeStage implements AutoCloseable {
         return durableEnd.get(shard);
     }
 
+    /**
+     * The global binlog's durable end together with, per shard, how much of the shard's binlog it holds: read at one
+     * moment, so that up to {@code mark} the global binlog holds of shard i exactly its transactions that end at or
+     * before {@code readThrough(i)}, the last of them ending at {@code lastTransactionEnd(i)} (null: none written
+     * since the start). Both lists are in shard index order; a null read-through means the shard's start position
+     * (nothing durable of it yet). Any thread.
+     */
+    public DurableCut durableCut() {
+        synchronized (cutLock) {
+            List<ShardPosition> through = new ArrayList<>(durableEnd.length());
+            List<ShardPosition> last = new ArrayList<>(durableEnd.length());
+            for (int i = 0; i < durableEnd.length(); i++) {
+                through.add(durableEnd.get(i));
+                last.add(durableTransactionEnd.get(i));
+            }
+            return new DurableCut(cutMark, java.util.Collections.unmodifiableList(through),
+                    java.util.Collections.unmodifiableList(last));
+        }
+    }
+
+    /**
+     * See {@link #durableCut}.
+     *
+     * @param mark               the global binlog's durable end
+     * @param readThrough        per shard, where in its binlog what the global binlog holds up to {@code mark} ends
+     *                           (its last transaction there, or, when nothing waited, everything read: heartbeats too)
+     * @param lastTransactionEnd per shard, where its last transaction held up to {@code mark} ends
+     */
+    public record DurableCut(DurableMark mark, List<ShardPosition> readThrough, List<ShardPosition> lastTransactionEnd) {
+    }
+
+    private void moveCutMark(DurableMark mark) {
+        if (cutMark == null || mark.lastSequence() > cutMark.lastSequence()
+                || mark.lastSequence() == cutMark.lastSequence() && mark.position().compareTo(cutMark.position()) > 0) {
+            cutMark = mark;
+        }
+    }
+
     private void advanceDurableEnd(int shard, ShardPosition end) {
+        advance(durableEnd, shard, end);
+    }
+
+    private static void advance(AtomicReferenceArray<ShardPosition> ends, int shard, ShardPosition end) {
         if (end == null || end.file() == null) {
             return;
         }
         ShardPosition prev;
-        while (((prev = durableEnd.get(shard)) == null || isBefore(prev, end))
-                && !durableEnd.compareAndSet(shard, prev, end)) {
+        while (((prev = ends.get(shard)) == null || isBefore(prev, end)) && !ends.compareAndSet(shard, prev, end)) {
             // retry
         }
     }
@@ -451,10 +507,18 @@ public final class MergeStage implements AutoCloseable {
             }
             long now = done.isEmpty() ? 0 : System.currentTimeMillis();
             DelayListener listener = delayListener;
+            synchronized (cutLock) {
+                for (Written w : done) {
+                    for (int i = 0; i < w.shards().length; i++) {
+                        advanceDurableEnd(w.shards()[i], w.ends()[i]);
+                        advance(durableTransactionEnd, w.shards()[i], w.ends()[i]);
+                    }
+                }
+                moveCutMark(mark);
+            }
             for (Written w : done) {
                 for (int i = 0; i < w.shards().length; i++) {
                     settle(w.shards()[i], w.commitMillis()[i]);
-                    advanceDurableEnd(w.shards()[i], w.ends()[i]);
                     listener.durable(w.shards()[i], w.commitMillis()[i], now);
                 }
                 for (BufferedTransaction t : w.buffers()) {

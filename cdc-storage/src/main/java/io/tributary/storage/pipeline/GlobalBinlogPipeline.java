@@ -303,6 +303,22 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
         return end != null ? end : stage.startCheckpoints().get(shard).resumeFrom();
     }
 
+    /**
+     * The durable end of the global binlog with, per shard, how much of its binlog that holds ({@link
+     * MergeStage#durableCut}); a shard with nothing durable yet reads through where the pipeline started reading it.
+     */
+    public MergeStage.DurableCut durableCut() {
+        MergeStage.DurableCut cut = stage.durableCut();
+        List<ShardPosition> through = new ArrayList<>(cut.readThrough());
+        for (int i = 0; i < through.size(); i++) {
+            if (through.get(i) == null) {
+                through.set(i, stage.startCheckpoints().get(i).resumeFrom());
+            }
+        }
+        return new MergeStage.DurableCut(cut.mark(), java.util.Collections.unmodifiableList(through),
+                cut.lastTransactionEnd());
+    }
+
     /** See {@link MergeStage#settledMillis}. */
     public long settledMillis(int shard) {
         return stage.settledMillis(shard);
