@@ -113,17 +113,23 @@ final class StreamPositions {
         List<String> shards = source.shards();
         List<ShardPosition> ends = new ArrayList<>(shards.size());
         for (String shard : shards) {
-            try {
-                Connection c = holds.positionConnection(shard, source);
-                try (Statement s = c.createStatement()) {
-                    s.setQueryTimeout((int) Math.max(1, wait.toSeconds()));
-                    ends.add(SnapshotTransaction.binlogEnd(s));
+            ShardPosition end = null;
+            for (int attempt = 1; end == null; attempt++) {
+                try {
+                    Connection c = holds.positionConnection(shard, source);
+                    try (Statement s = c.createStatement()) {
+                        s.setQueryTimeout((int) Math.max(1, wait.toSeconds()));
+                        end = SnapshotTransaction.binlogEnd(s);
+                    }
+                } catch (SQLException e) {
+                    holds.dropPositionConnection(shard);
+                    if (attempt == 2) { // the kept connection may have gone stale: a new one is tried once
+                        throw new Unavailable("shard " + shard + " cannot be asked for its binlog position: "
+                                + e.getMessage(), e);
+                    }
                 }
-            } catch (SQLException e) {
-                holds.dropPositionConnection(shard);
-                throw new Unavailable("shard " + shard + " cannot be asked for its binlog position: " + e.getMessage(),
-                        e);
             }
+            ends.add(end);
         }
         SnapshotCut.Decision d = await(ends, connectionId, "a sync point");
         LOG.debug("dump connection {}: sync point {} (shards' binlog ends {})", connectionId, d.cut().mark(), ends);

@@ -107,7 +107,8 @@ public final class MergeStage implements AutoCloseable {
     private final AtomicReferenceArray<ShardPosition> durableTransactionEnd;
     /**
      * Held while the per-shard durable ends move and while {@link #durableCut} reads them with {@link #cutMark}, so that
-     * a cut's mark and ends belong together. Innermost lock: nothing that locks is called while holding it.
+     * a cut's mark and ends belong together: it covers taking transactions off {@link #undurable} and moving the ends
+     * for them. Taken before {@code undurable}'s lock, never after it.
      */
     private final Object cutLock = new Object();
     /** The durable mark the per-shard durable ends stand for (guarded by {@link #cutLock}). */
@@ -242,21 +243,21 @@ public final class MergeStage implements AutoCloseable {
         if (needed && !was) {
             onHeartbeatsNeeded.run();
         }
-        boolean idle = written == handedOff;
-        if (idle) {
-            synchronized (undurable) {
-                idle = undurable.isEmpty();
-            }
-        }
-        if (idle && sorter.waiting() == 0) {
-            // nothing committed before the last heartbeats waits any more: every shard is settled up to them
+        if (written == handedOff && sorter.waiting() == 0) {
             synchronized (cutLock) {
-                for (int i = 0; i < lastHeartbeat.length; i++) {
-                    settle(i, lastHeartbeat[i]);
-                    advanceDurableEnd(i, offeredEnd[i]);
+                boolean idle;
+                synchronized (undurable) {
+                    idle = undurable.isEmpty();
                 }
-                // everything written is durable: the mark now covers it (and no more of these shards' transactions)
-                moveCutMark(writer.durability().current());
+                if (idle) {
+                    // nothing committed before the last heartbeats waits any more: every shard is settled up to them
+                    for (int i = 0; i < lastHeartbeat.length; i++) {
+                        settle(i, lastHeartbeat[i]);
+                        advanceDurableEnd(i, offeredEnd[i]);
+                    }
+                    // everything written is durable and its ends moved (under this lock): the mark covers it
+                    moveCutMark(writer.durability().current());
+                }
             }
         }
     }
@@ -500,14 +501,12 @@ public final class MergeStage implements AutoCloseable {
     private void durable(DurableMark mark) {
         synchronized (releasing) {
             List<Written> done = new ArrayList<>();
-            synchronized (undurable) {
-                while (!undurable.isEmpty() && undurable.peekFirst().sequence() <= mark.lastSequence()) {
-                    done.add(undurable.pollFirst());
-                }
-            }
-            long now = done.isEmpty() ? 0 : System.currentTimeMillis();
-            DelayListener listener = delayListener;
             synchronized (cutLock) {
+                synchronized (undurable) {
+                    while (!undurable.isEmpty() && undurable.peekFirst().sequence() <= mark.lastSequence()) {
+                        done.add(undurable.pollFirst());
+                    }
+                }
                 for (Written w : done) {
                     for (int i = 0; i < w.shards().length; i++) {
                         advanceDurableEnd(w.shards()[i], w.ends()[i]);
@@ -516,6 +515,8 @@ public final class MergeStage implements AutoCloseable {
                 }
                 moveCutMark(mark);
             }
+            long now = done.isEmpty() ? 0 : System.currentTimeMillis();
+            DelayListener listener = delayListener;
             for (Written w : done) {
                 for (int i = 0; i < w.shards().length; i++) {
                     settle(w.shards()[i], w.commitMillis()[i]);
