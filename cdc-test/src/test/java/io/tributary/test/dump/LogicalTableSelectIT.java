@@ -250,6 +250,7 @@ class LogicalTableSelectIT {
             try (Connection other = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + d.dumpPort() + "/shop",
                     DaemonProcess.DUMP_USER, DaemonProcess.DUMP_PASSWORD)) {
                 exactSnapshotWithNoWritesRunning(c, other, d, union);
+                snapshotPhaseStatementsOfTheClientsAreAnswered(other);
                 snapshotWithWritesRunningConvergesOnTheShards(shards, c, other, d, dir);
                 syncPointCoversARowJustWritten(shards, other, dir);
                 killQueryStopsAStreamedSelect(shards, c, other);
@@ -315,6 +316,55 @@ class LogicalTableSelectIT {
             assertThat(masterStatus(c)).as("asked again in the same snapshot").isEqualTo(position);
             s.execute("COMMIT");
             return position;
+        }
+    }
+
+    /**
+     * What Debezium's MySQL (3.6.1) and MariaDB (3.5.0, each statement wrapped in {@code SET STATEMENT ... FOR}) connectors
+     * and Flink CDC's MySQL source (3.2.1, incremental snapshot: chunk bounds, chunk reads between two watermarks) send
+     * in their snapshot phase, from their sources: each answered without an error. Flink's query for the next chunk's
+     * end on an unevenly distributed key (a subquery) is refused, as SELECT over a logical table serves no subquery.
+     */
+    private static void snapshotPhaseStatementsOfTheClientsAreAnswered(Connection c) throws SQLException {
+        List<String> debezium = List.of("SET SESSION lock_wait_timeout=10", "SET SESSION innodb_lock_wait_timeout=10",
+                "FLUSH TABLES WITH READ LOCK", "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                "START TRANSACTION WITH CONSISTENT SNAPSHOT", "SHOW MASTER STATUS", "SHOW BINARY LOG STATUS",
+                "SHOW GLOBAL VARIABLES LIKE 'GTID_BINLOG_POS'", "SHOW DATABASES",
+                "SHOW FULL TABLES IN `shop` where Table_Type = 'BASE TABLE'",
+                "SELECT schema_name, default_character_set_name, default_collation_name FROM information_schema.schemata",
+                "SHOW CREATE TABLE `shop`.`orders`", "UNLOCK TABLES", "USE `shop`;", "SHOW TABLE STATUS LIKE 'orders';",
+                "SELECT `id`, `customer`, `name`, `amount`, `created`, `tag` FROM `shop`.`orders`",
+                "SELECT * FROM `shop`.`orders` LIMIT 1", "SELECT `id` FROM `shop`.`orders` ORDER BY `id` LIMIT 1 OFFSET 100",
+                "SELECT 1", "COMMIT",
+                // table locks (Debezium's fallback): a position under them is a sync point; a snapshot still starts
+                "FLUSH TABLES `shop`.`orders` WITH READ LOCK", "SHOW MASTER STATUS",
+                "START TRANSACTION WITH CONSISTENT SNAPSHOT", "SELECT COUNT(*) FROM `shop`.`orders`", "COMMIT",
+                "UNLOCK TABLES");
+        List<String> flink = List.of("SHOW MASTER STATUS", "USE `shop`;", "SHOW TABLE STATUS LIKE 'orders';",
+                "SELECT MIN(`id`), MAX(`id`) FROM `shop`.`orders`", "SELECT MIN(`id`) FROM `shop`.`orders` WHERE `id` > 700",
+                "SELECT * FROM `shop`.`orders` WHERE `id` <= 700 AND NOT (`id` = 700)", "SHOW MASTER STATUS",
+                "SELECT * FROM `shop`.`orders` WHERE `id` >= 700 AND NOT (`id` = 1400) AND `id` <= 1400",
+                "SELECT * FROM `shop`.`orders` WHERE `id` >= 1400", "SHOW MASTER STATUS");
+        List<String> all = new ArrayList<>(debezium);
+        debezium.forEach(sql -> all.add("SET STATEMENT max_statement_time=600 FOR " + sql));
+        all.addAll(flink);
+        try (Statement s = c.createStatement()) {
+            for (String sql : all) {
+                try {
+                    if (s.execute(sql)) {
+                        try (ResultSet rs = s.getResultSet()) {
+                            while (rs.next()) {
+                                // read to the end
+                            }
+                        }
+                    }
+                } catch (SQLException e) {
+                    throw new AssertionError(sql + " was refused: " + e.getErrorCode() + " " + e.getMessage(), e);
+                }
+            }
+            assertThatThrownBy(() -> s.execute("SELECT MAX(`id`) FROM (SELECT `id` FROM `shop`.`orders` WHERE `id` >= 700"
+                    + " ORDER BY `id` ASC LIMIT 100) T")).isInstanceOfSatisfying(SQLException.class,
+                    e -> assertThat(e.getErrorCode()).isEqualTo(1235));
         }
     }
 
