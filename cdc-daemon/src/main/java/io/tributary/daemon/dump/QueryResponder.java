@@ -208,12 +208,13 @@ final class QueryResponder {
     /**
      * Answers with the binlog at the position this session is given ({@link StreamPositions}: its snapshot's, else a
      * sync point), off the event loop; error 1429 naming the shard when it cannot be given. Without shards or a
-     * running pipeline: the durable end now.
+     * running pipeline (the daemon starting): the durable end now, or in a snapshot transaction its G0.
      */
     private Answer atPosition(DumpSession session, String sql, java.util.function.Function<BinlogSnapshot, Answer> answer) {
         GlobalBinlogWriter w = writer.get();
         if (w == null || !positions.active()) {
-            return answer.apply(snapshot());
+            SnapshotTransaction t = session.holds.snapshot();
+            return answer.apply(w == null || t == null || t.start() == null ? snapshot() : BinlogSnapshot.of(w, t.start()));
         }
         return new Answer.Deferred(() -> {
             io.tributary.storage.binlog.DurableMark mark;

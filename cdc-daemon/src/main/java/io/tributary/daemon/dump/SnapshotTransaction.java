@@ -20,11 +20,10 @@ import java.util.TreeMap;
  *
  * <p>The position: MariaDB reports the binlog position of the snapshot itself ({@code SHOW STATUS LIKE
  * 'binlog_snapshot_%'}, exact: taken under the same commit order). MySQL has no such status: the position is read
- * with {@code SHOW MASTER STATUS} ({@code SHOW BINARY LOG STATUS} on 8.4) just before and just after the snapshot
- * starts, and counts as exact only when both agree (no commit reached the binlog in between); even then a
- * transaction already in the binlog but not yet committed in InnoDB when the snapshot started could be missing from
- * it, so a MySQL snapshot's position is never taken as exact ({@link HeldShard#exact} false) and the snapshot is
- * answered with G0, which loses nothing (docs/architecture.md, "Snapshots and the stream").
+ * with {@code SHOW MASTER STATUS} ({@code SHOW BINARY LOG STATUS} on 8.4) right after the snapshot starts, but a
+ * transaction can be in the binlog before its InnoDB commit makes it visible, so that position may count one the
+ * snapshot lacks: it is never taken as exact ({@link HeldShard#exact} false) and the snapshot is answered with G0,
+ * which loses nothing (docs/architecture.md, "Snapshots and the stream").
  *
  * <p>Used by one statement at a time of its connection (the client waits for each answer); {@link #close} may come
  * from the event loop when the client goes away.
@@ -88,15 +87,11 @@ final class SnapshotTransaction implements AutoCloseable {
     private static HeldShard start(String shard, Connection c) throws SQLException {
         c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try (Statement s = c.createStatement()) {
-            ShardPosition before = null;
-            Map<String, String> status = status(s, "SHOW STATUS LIKE 'binlog_snapshot_%'");
-            boolean maria = status.containsKey("binlog_snapshot_file");
-            if (!maria) {
-                before = binlogEnd(s);
-            }
+            // MariaDB has these status variables (outside a snapshot: the binlog's end), MySQL does not
+            boolean maria = status(s, "SHOW STATUS LIKE 'binlog_snapshot_%'").containsKey("binlog_snapshot_file");
             s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
             if (maria) {
-                status = status(s, "SHOW STATUS LIKE 'binlog_snapshot_%'");
+                Map<String, String> status = status(s, "SHOW STATUS LIKE 'binlog_snapshot_%'");
                 String file = status.get("binlog_snapshot_file");
                 String pos = status.get("binlog_snapshot_position");
                 if (file == null || file.isEmpty() || pos == null) {
@@ -104,8 +99,7 @@ final class SnapshotTransaction implements AutoCloseable {
                 }
                 return new HeldShard(shard, c, ShardPosition.at(file, Long.parseLong(pos)), true);
             }
-            ShardPosition after = binlogEnd(s);
-            return new HeldShard(shard, c, after, false);
+            return new HeldShard(shard, c, binlogEnd(s), false);
         }
     }
 

@@ -83,6 +83,10 @@ final class StreamPositions {
             return known;
         }
         DurableMark answer;
+        if (t.start() == null) {
+            throw new Unavailable("the global binlog was not open yet when the snapshot transaction started: start it"
+                    + " again", null);
+        }
         if (!t.exact()) {
             answer = t.start();
             LOG.info("dump connection {}: snapshot position {} (G0, the durable end when the snapshot started;"
