@@ -1,11 +1,11 @@
 package io.tributary.daemon.dump;
 
 import io.tributary.core.position.ShardPosition;
-import io.tributary.storage.merge.MergeStage;
+import io.tributary.storage.binlog.DurableCut;
 import java.util.List;
 
 /**
- * Where shards' binlog positions stand against the global binlog's durable cut ({@link MergeStage#durableCut}): the
+ * Where shards' binlog positions stand against the global binlog's durable cut ({@link DurableCut}): the
  * decision behind the position a snapshot or a sync point answers (docs/architecture.md, "Snapshots and the
  * stream"). For each shard i with target position {@code p(i)}:
  * <ul>
@@ -27,13 +27,13 @@ final class SnapshotCut {
      * @param shard for BEHIND the first shard behind, for PASSED the first shard passed; -1 for EXACT
      * @param cut   the cut it was decided on
      */
-    record Decision(Kind kind, int shard, MergeStage.DurableCut cut) {
+    record Decision(Kind kind, int shard, DurableCut cut) {
     }
 
     private SnapshotCut() {
     }
 
-    static Decision decide(List<ShardPosition> targets, MergeStage.DurableCut cut) {
+    static Decision decide(List<ShardPosition> targets, DurableCut cut) {
         if (cut.readThrough().size() != targets.size()) {
             throw new IllegalArgumentException("the pipeline reads " + cut.readThrough().size() + " shards, the dump"
                     + " server knows " + targets.size());

@@ -1,8 +1,8 @@
 package io.tributary.daemon.dump;
 
 import io.tributary.core.position.ShardPosition;
+import io.tributary.storage.binlog.DurableCut;
 import io.tributary.storage.binlog.DurableMark;
-import io.tributary.storage.merge.MergeStage;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -66,7 +66,7 @@ final class StreamPositions {
 
     /** The durable end now; null while the pipeline is not running. */
     DurableMark durableEnd() {
-        MergeStage.DurableCut cut = progress.cut();
+        DurableCut cut = progress.cut();
         return cut == null ? null : cut.mark();
     }
 
@@ -147,7 +147,7 @@ final class StreamPositions {
         long deadline = start + wait.toNanos();
         long nextNudge = start;
         while (true) {
-            MergeStage.DurableCut cut = progress.cut();
+            DurableCut cut = progress.cut();
             if (cut == null) {
                 throw new Unavailable("the pipeline is not running: the global binlog cannot be matched with the"
                         + " shards", null);

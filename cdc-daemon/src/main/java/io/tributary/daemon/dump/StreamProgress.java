@@ -1,6 +1,6 @@
 package io.tributary.daemon.dump;
 
-import io.tributary.storage.merge.MergeStage;
+import io.tributary.storage.binlog.DurableCut;
 
 /**
  * How far the global binlog durably holds each shard's binlog, as the dump server needs it to answer a binlog position
@@ -13,7 +13,7 @@ public interface StreamProgress {
     /** No pipeline: positions are the writer's durable end, as without shards. */
     StreamProgress NONE = new StreamProgress() {
         @Override
-        public MergeStage.DurableCut cut() {
+        public DurableCut cut() {
             return null;
         }
 
@@ -22,8 +22,8 @@ public interface StreamProgress {
         }
     };
 
-    /** The durable cut ({@link MergeStage#durableCut}); null while the pipeline is not running. */
-    MergeStage.DurableCut cut();
+    /** The durable cut ({@link DurableCut}, read by {@code MergeStage.durableCut}); null while the pipeline is not running. */
+    DurableCut cut();
 
     /** Something waits for the pipeline to move: write a heartbeat soon (returns at once). */
     void nudge();

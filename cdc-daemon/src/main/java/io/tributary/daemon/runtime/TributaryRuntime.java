@@ -14,6 +14,7 @@ import io.tributary.daemon.dump.StreamProgress;
 import io.tributary.core.schema.SchemaDdl;
 import io.tributary.daemon.schema.ShardSchemaReader;
 import io.tributary.storage.binlog.BinlogRecovery;
+import io.tributary.storage.binlog.DurableCut;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.binlog.RecoveredBinlog;
 import io.tributary.storage.buffer.LivePersistSettings;
@@ -131,7 +132,7 @@ public final class TributaryRuntime implements AutoCloseable {
                     new io.tributary.daemon.config.ConfiguredShards(config.shards(), config.naming()),
                     new StreamProgress() {
                         @Override
-                        public MergeStage.DurableCut cut() {
+                        public DurableCut cut() {
                             GlobalBinlogPipeline p = running;
                             return p == null ? null : p.durableCut();
                         }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.core.position.ShardPosition;
 import io.tributary.storage.binlog.BinlogPosition;
+import io.tributary.storage.binlog.DurableCut;
 import io.tributary.storage.binlog.DurableMark;
-import io.tributary.storage.merge.MergeStage;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,8 +24,8 @@ class SnapshotCutTest {
         return ShardPosition.at(file, pos);
     }
 
-    private static MergeStage.DurableCut cut(List<ShardPosition> through, ShardPosition... lastTransactions) {
-        return new MergeStage.DurableCut(MARK, through, Arrays.asList(lastTransactions));
+    private static DurableCut cut(List<ShardPosition> through, ShardPosition... lastTransactions) {
+        return new DurableCut(MARK, through, Arrays.asList(lastTransactions));
     }
 
     @Test

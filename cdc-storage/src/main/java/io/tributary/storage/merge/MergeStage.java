@@ -9,6 +9,7 @@ import io.tributary.core.sorter.Emission;
 import io.tributary.core.sorter.GlobalSorter;
 import io.tributary.core.sorter.ShardUnit;
 import io.tributary.storage.assembler.ShardStreamAssembler;
+import io.tributary.storage.binlog.DurableCut;
 import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.BufferedTransaction;
@@ -311,17 +312,6 @@ public final class MergeStage implements AutoCloseable {
             return new DurableCut(cutMark, java.util.Collections.unmodifiableList(through),
                     java.util.Collections.unmodifiableList(last));
         }
-    }
-
-    /**
-     * See {@link #durableCut}.
-     *
-     * @param mark               the global binlog's durable end
-     * @param readThrough        per shard, where in its binlog what the global binlog holds up to {@code mark} ends
-     *                           (its last transaction there, or, when nothing waited, everything read: heartbeats too)
-     * @param lastTransactionEnd per shard, where its last transaction held up to {@code mark} ends
-     */
-    public record DurableCut(DurableMark mark, List<ShardPosition> readThrough, List<ShardPosition> lastTransactionEnd) {
     }
 
     private void moveCutMark(DurableMark mark) {
