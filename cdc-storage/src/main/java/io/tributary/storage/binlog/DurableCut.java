@@ -11,7 +11,7 @@ import java.util.List;
  *
  * @param mark               the global binlog's durable end
  * @param readThrough        per shard, where in its binlog what the global binlog holds up to {@code mark} ends (its
- *                           last transaction there, or, when nothing waited, everything read: heartbeats too); null:
+ *                           last transaction there, or, when none of its units waited, everything read: heartbeats too); null:
  *                           nothing of it durable yet
  * @param lastTransactionEnd per shard, where its last transaction held up to {@code mark} ends; null: none written
  *                           since the start

@@ -244,19 +244,26 @@ public final class MergeStage implements AutoCloseable {
         if (needed && !was) {
             onHeartbeatsNeeded.run();
         }
-        if (written == handedOff && sorter.waiting() == 0) {
+        if (written == handedOff) {
             synchronized (cutLock) {
-                boolean idle;
+                boolean durable;
                 synchronized (undurable) {
-                    idle = undurable.isEmpty();
+                    durable = undurable.isEmpty();
                 }
-                if (idle) {
-                    // nothing committed before the last heartbeats waits any more: every shard is settled up to them
+                if (durable) {
+                    // everything written is durable and its ends moved (under this lock). A shard none of whose
+                    // units waits in the sorter is durable up to everything read of it (the rest was heartbeats or
+                    // dropped): its durable end moves there, also while another shard's XA transaction is open.
+                    // When nothing waits at all, every shard is settled up to its last heartbeat.
+                    boolean nothingWaits = sorter.waiting() == 0;
                     for (int i = 0; i < lastHeartbeat.length; i++) {
-                        settle(i, lastHeartbeat[i]);
-                        advanceDurableEnd(i, offeredEnd[i]);
+                        if (nothingWaits) {
+                            settle(i, lastHeartbeat[i]);
+                        }
+                        if (nothingWaits || sorter.waiting(i) == 0) {
+                            advanceDurableEnd(i, offeredEnd[i]);
+                        }
                     }
-                    // everything written is durable and its ends moved (under this lock): the mark covers it
                     moveCutMark(writer.durability().current());
                 }
             }
@@ -287,8 +294,8 @@ public final class MergeStage implements AutoCloseable {
 
     /**
      * Where in shard {@code shard}'s binlog what the global binlog holds durably ends: the end of its last durable
-     * transaction, moved to the end of what was read whenever nothing waits (as {@link #settledMillis}); null before
-     * the first. The shard binlog after it is what the daemon is behind by.
+     * transaction, moved to the end of what was read whenever everything written is durable and none of the shard's
+     * units waits in the sorter; null before the first. The shard binlog after it is what the daemon is behind by.
      */
     public ShardPosition durableEnd(int shard) {
         return durableEnd.get(shard);
