@@ -194,8 +194,11 @@ final class ShardSelect {
                 release(c, drained);
             }
             if (snapshot != null) {
+                // the held connections stay open: a result not read to the end is closed (a LIMIT's rest is bounded),
+                // and cancelled first when the client went away or killed the statement
+                boolean cancel = !drained && sink.cancelled();
                 for (ShardCursor c : cursors) {
-                    c.close(!drained); // the held connections stay open: their statements are cancelled, not them
+                    c.close(cancel);
                 }
             }
         }
@@ -399,7 +402,11 @@ final class ShardSelect {
             return row;
         }
 
-        /** Closes the result, first cancelling the query on the shard ({@code KILL QUERY}) when it is not read. */
+        /**
+         * Closes the result, first cancelling the query on the shard ({@code KILL QUERY}) with {@code cancel}. A kill
+         * that reaches the shard after its query ended would interrupt the connection's next statement instead, so a
+         * {@code DO 0} takes it (the snapshot transaction stays: an interrupted statement does not end it).
+         */
         void close(boolean cancel) {
             if (rs == null || ended) {
                 return;
@@ -415,6 +422,13 @@ final class ShardSelect {
                 statement.close();
             } catch (SQLException | RuntimeException e) {
                 // the connection reports it at its next statement
+            }
+            if (cancel) {
+                try (Statement s = connection.createStatement()) {
+                    s.execute("DO 0");
+                } catch (SQLException | RuntimeException e) {
+                    // the kill, taken here
+                }
             }
         }
 
