@@ -214,6 +214,19 @@ public final class GlobalSorter<P> {
         }
     }
 
+    /** Units of shard {@code shard} queued or prepared and not yet emitted ({@link #waiting()} of one shard). */
+    public int waiting(int shard) {
+        int n = lanes.get(shard).queue.size();
+        for (XaGroup<P> g : uses.open()) {
+            for (ShardUnit<P> u : g.prepared.values()) {
+                if (u.shard() == shard) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
     /** Units queued or prepared and not yet emitted (a measure of what waits). */
     public int waiting() {
         int n = 0;

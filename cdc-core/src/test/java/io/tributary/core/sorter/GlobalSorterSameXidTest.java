@@ -152,4 +152,31 @@ class GlobalSorterSameXidTest {
         assertThat(rows(out).subList(4, 6)).containsExactly("shard 0 after", "shard 1 after");
         assertThat(sorter.waiting()).isZero();
     }
+
+    /**
+     * What waits is counted per shard ({@code waiting(shard)}, which lets the merge move a shard's durable end past
+     * its heartbeats while another shard's XA transaction is open): a prepared branch counts for its shard only, and
+     * nothing is left once the transaction is emitted.
+     */
+    @Test
+    void whatWaitsIsCountedPerShard() {
+        GlobalSorter<String> sorter = sorter();
+        Shard s0 = new Shard(0);
+        Shard s1 = new Shard(1);
+        sorter.offer(s0.hb(1000));
+        sorter.offer(s1.hb(1000));
+        sorter.offer(s1.prepare(TX1, 1_000_100));
+        sorter.drain();
+        assertThat(sorter.waiting(0)).isZero();
+        assertThat(sorter.waiting(1)).isEqualTo(1);
+        assertThat(sorter.waiting()).isEqualTo(1);
+        sorter.offer(s1.commit(TX1, 1_000_200));
+        for (long hb = 1100; hb <= 1400; hb += 100) {
+            sorter.offer(s0.hb(hb));
+            sorter.offer(s1.hb(hb));
+        }
+        assertThat(rows(sorter.drain())).containsExactly("shard 1 rows of " + TX1);
+        assertThat(sorter.waiting(0)).isZero();
+        assertThat(sorter.waiting(1)).isZero();
+    }
 }

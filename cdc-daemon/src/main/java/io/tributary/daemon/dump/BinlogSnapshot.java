@@ -19,7 +19,11 @@ record BinlogSnapshot(BinlogFlavor flavor, UUID serverUuid, long serverId, long 
                       long lastSequence, long purgedUpTo, List<BinlogIndex.Entry> files) {
 
     static BinlogSnapshot of(GlobalBinlogWriter w) {
-        DurableMark mark = w.durability().current();
+        return of(w, w.durability().current());
+    }
+
+    /** As {@link #of(GlobalBinlogWriter)}, with the end at {@code mark} (a durable mark of {@code w}). */
+    static BinlogSnapshot of(GlobalBinlogWriter w, DurableMark mark) {
         List<BinlogIndex.Entry> files = w.index().entries();
         return new BinlogSnapshot(w.flavor(), w.serverUuid(), w.config().serverId(), w.config().domainId(),
                 mark.position(), mark.lastSequence(), files.isEmpty() ? 0 : files.get(0).previousSequence(), files);

@@ -38,6 +38,10 @@ final class ChannelResultSink implements ResultSink {
     /** Rows framed as packets, not yet pending; null when none. */
     private ByteBuf batch;
     private int batchFirstSequenceId;
+    /** {@code KILL QUERY} from another connection: the producer stops, and the result ends with error 1317. */
+    private volatile boolean killed;
+    /** Whether the result ended (its end or an error was sent). */
+    private boolean finished;
 
     ChannelResultSink(Channel channel, int firstSequenceId, boolean deprecateEof, int statusFlags) {
         this.channel = channel;
@@ -49,6 +53,21 @@ final class ChannelResultSink implements ResultSink {
     /** The sequence id the next packet would carry (for the connection, once the answer is complete). */
     int nextSequenceId() {
         return sequenceId;
+    }
+
+    /** {@code KILL QUERY}: any thread. */
+    void kill() {
+        killed = true;
+        writabilityChanged();
+    }
+
+    boolean killed() {
+        return killed;
+    }
+
+    /** Whether the end of the result or an error was sent (worker thread). */
+    boolean finished() {
+        return finished;
     }
 
     void writabilityChanged() {
@@ -118,6 +137,7 @@ final class ChannelResultSink implements ResultSink {
 
     @Override
     public void end() {
+        finished = true;
         if (deprecateEof) {
             send(buf -> buf.writeByte(MySqlProtocol.EOF_HEADER).writeByte(0).writeByte(0).writeShortLE(statusFlags)
                     .writeShortLE(0));
@@ -129,13 +149,14 @@ final class ChannelResultSink implements ResultSink {
 
     @Override
     public void error(ErrPacket error) {
+        finished = true;
         send(error);
         flush();
     }
 
     @Override
     public boolean cancelled() {
-        return !channel.isActive() || Thread.currentThread().isInterrupted();
+        return killed || !channel.isActive() || Thread.currentThread().isInterrupted();
     }
 
     private void send(MySqlMessage m) {
@@ -198,7 +219,7 @@ final class ChannelResultSink implements ResultSink {
             return;
         }
         synchronized (writable) {
-            while (blocked() && channel.isActive()) {
+            while (blocked() && channel.isActive() && !killed) {
                 try {
                     writable.wait(100);
                 } catch (InterruptedException e) {

@@ -139,6 +139,14 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         if (streamer != null) {
             streamer.writabilityChanged();
         }
+        if (session != null) {
+            // the snapshot transaction and sync-point connections on the shards: closed off the event loop
+            try {
+                context.subscribers().execute(session.holds::close);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                session.holds.close(); // the server is shutting down
+            }
+        }
     }
 
     @Override
@@ -473,14 +481,20 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         ChannelResultSink sink = new ChannelResultSink(ctx.channel(), nextSequenceId, false, session.statusFlags());
         resultSink = sink;
         answering = true;
+        context.connections().statementStarted(connectionId, sink::kill);
         try {
             context.subscribers().execute(() -> {
                 try {
                     streamed.work().accept(sink);
+                    if (sink.killed() && !sink.finished()) {
+                        LOG.info("dump connection {} ({}): '{}' interrupted by KILL QUERY", connectionId, user, sql);
+                        sink.error(MySqlError.ER_QUERY_INTERRUPTED.toPacket("Query execution was interrupted"));
+                    }
                 } catch (RuntimeException e) {
                     LOG.warn("dump connection {} ({}): '{}' failed", connectionId, user, sql, e);
                     sink.error(MySqlError.ER_UNKNOWN_ERROR.toPacket("cannot answer '" + sql + "': " + e));
                 } finally {
+                    context.connections().statementEnded(connectionId);
                     ctx.executor().execute(() -> {
                         answering = false;
                         resultSink = null;
@@ -490,6 +504,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
+            context.connections().statementEnded(connectionId);
             answering = false;
             resultSink = null;
             reply(ctx, MySqlError.ER_SERVER_SHUTDOWN.toPacket("the dump server is shutting down"));
@@ -523,8 +538,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
 
     /**
      * {@code KILL [CONNECTION | QUERY] id}, as a server does it: an unknown id gets error 1094, another user's
-     * connection error 1095 (unless an admin asks). KILL closes the connection; KILL QUERY ends a running dump
-     * (with its connection, as a server's dump thread ends) and is a no-op on a connection between statements.
+     * connection error 1095 (unless an admin asks). KILL closes the connection; KILL QUERY stops a streamed
+     * {@code SELECT} (its client gets error 1317, the shards' queries are cancelled), ends a running dump (with its
+     * connection, as a server's dump thread ends) and is a no-op on a connection between statements.
      * Killing one's own connection closes it without an answer.
      */
     private void kill(ChannelHandlerContext ctx, Answer.Kill k) {
@@ -538,6 +554,14 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             return;
         }
         boolean self = target.id() == connectionId;
+        Runnable running = k.queryOnly() && !self ? context.connections().runningStatement(target.id()) : null;
+        if (running != null) {
+            LOG.info("dump connection {} ({}@{}): its statement killed by connection {} ({})", target.id(),
+                    target.user(), target.channel().remoteAddress(), connectionId, user);
+            running.run();
+            reply(ctx, ok());
+            return;
+        }
         if (k.queryOnly() && (self || !context.connections().isDumping(target.channel()))) {
             reply(ctx, ok());
             return;

@@ -31,6 +31,8 @@ final class DumpConnections {
     private final AtomicInteger open = new AtomicInteger();
     private final Map<Channel, BinlogStreamer> dumping = new ConcurrentHashMap<>();
     private final Map<Long, Client> clients = new ConcurrentHashMap<>();
+    /** Per connection running a streamed statement, how {@code KILL QUERY} stops it. */
+    private final Map<Long, Runnable> running = new ConcurrentHashMap<>();
 
     /** A logged-in connection, as {@code KILL} finds it; {@code since}: when it logged in. */
     record Client(long id, String user, Channel channel, Instant since) {
@@ -61,6 +63,21 @@ final class DumpConnections {
 
     void closed(long id) {
         clients.remove(id);
+        running.remove(id);
+    }
+
+    /** Connection {@code id} streams a statement's result, which {@code kill} stops. */
+    void statementStarted(long id, Runnable kill) {
+        running.put(id, kill);
+    }
+
+    void statementEnded(long id) {
+        running.remove(id);
+    }
+
+    /** How to stop the statement connection {@code id} streams; null when it streams none. */
+    Runnable runningStatement(long id) {
+        return running.get(id);
     }
 
     /** The logged-in connection {@code id}; null when there is none. */

@@ -96,6 +96,20 @@ public final class DumpServer implements Closeable {
      */
     public DumpServer(DumpServerConfig config, Supplier<GlobalBinlogWriter> writer, LiveVariables live,
             ShardSource shards) {
+        this(config, writer, live, shards, StreamProgress.NONE);
+    }
+
+    /**
+     * @param config   what to listen on, who may log in, limits and TLS
+     * @param writer   the global binlog writer; returns null until the binlog is open
+     * @param live     the settings {@code SHOW VARIABLES} lists and admin accounts may {@code SET GLOBAL}
+     * @param shards   the shards a {@code SELECT} over a logical table reads ({@link ShardSource#NONE}: none)
+     * @param progress how far the global binlog holds each shard: binlog positions answered are matched with the
+     *                 shards ({@link StreamPositions}); {@link StreamProgress#NONE}: the durable end as it is
+     * @throws IllegalArgumentException when the configured TLS certificate or key cannot be used
+     */
+    public DumpServer(DumpServerConfig config, Supplier<GlobalBinlogWriter> writer, LiveVariables live,
+            ShardSource shards, StreamProgress progress) {
         this.config = config;
         this.writer = writer;
         this.authenticator = new Authenticator(config.usersByName());
@@ -112,7 +126,7 @@ public final class DumpServer implements Closeable {
         GlobalBinlogWriter w = writer.get();
         String uuid = w == null ? "00000000-0000-0000-0000-000000000000" : w.serverUuid().toString();
         this.responder = new QueryResponder(new ServerVariables(config.flavor(), config.serverId(), uuid, config.port(),
-                tls != null), writer, live, shards);
+                tls != null), writer, live, shards, new StreamPositions(shards, progress, StreamPositions.WAIT));
         this.connections = new DumpConnections(config.maxConnections());
         this.context = new DumpContext(config, authenticator, tls == null ? null : tls.context(), responder, writer,
                 this::cache, subscribers, connections, eventsFromFiles, eventsFromCache);

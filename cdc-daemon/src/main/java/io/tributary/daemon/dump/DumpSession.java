@@ -13,8 +13,8 @@ import java.util.Map;
  * {@code @master_binlog_checksum}, {@code @master_heartbeat_period}, {@code @slave_connect_state}, ...),
  * the session variables it set, and the server id it registered.
  *
- * <p>Belongs to the connection's event loop (not thread-safe); a binlog streamer reads the values it needs
- * once, when the dump starts.
+ * <p>Belongs to the connection's event loop (not thread-safe), but for {@link #holds}; a binlog streamer reads the
+ * values it needs once, when the dump starts.
  */
 final class DumpSession {
     final long connectionId;
@@ -28,12 +28,15 @@ final class DumpSession {
     String database;
     /** Whether the account may {@code SET GLOBAL} the live settings; set once authenticated. */
     boolean admin;
+    /** Its snapshot transaction on the shards, sync-point connections and recorded locks (thread-safe). */
+    final ClientHolds holds;
 
     DumpSession(long connectionId, String user, BinlogFlavor flavor, boolean deprecateEof) {
         this.connectionId = connectionId;
         this.user = user;
         this.flavor = flavor;
         this.deprecateEof = deprecateEof;
+        this.holds = new ClientHolds(connectionId);
     }
 
     void setUserVariable(String name, String value) {

@@ -1,17 +1,25 @@
 package io.tributary.daemon.dump;
 
+import io.tributary.core.packet.ErrPacket;
+import io.tributary.storage.binlog.DurableMark;
+import io.tributary.storage.binlog.GlobalBinlogWriter;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The transaction and lock statements CDC clients send around a schema snapshot (Debezium's MySQL and MariaDB
  * connectors: {@code FLUSH TABLES WITH READ LOCK}, {@code SET TRANSACTION ...}, {@code START TRANSACTION WITH
  * CONSISTENT SNAPSHOT}, then {@code UNLOCK TABLES}; with table locks {@code LOCK TABLES t READ}), answered as a
- * server answers an account that may run them: OK. They are true here without doing anything: nothing writes
- * through the dump port, so the global binlog holds still under a read lock and every read is consistent.
+ * server answers an account that may run them: OK. What each does is the connection's ({@link ClientHolds}):
+ * {@code START TRANSACTION WITH CONSISTENT SNAPSHOT} opens a snapshot on the shards ({@link SnapshotTransaction}),
+ * {@code BEGIN} / another {@code START TRANSACTION} end it; locks are recorded and never passed to a shard.
  *
  * <p>Recognized, word by word as MySQL 8.0 / MariaDB 10.11 accept them: {@code BEGIN [WORK]}; {@code START
  * TRANSACTION [WITH CONSISTENT SNAPSHOT | READ ONLY | READ WRITE][, ...]}; {@code FLUSH [NO_WRITE_TO_BINLOG | LOCAL]
@@ -22,6 +30,7 @@ import java.util.regex.Pattern;
  * word-level grammar of their own. Stateless and thread-safe.
  */
 final class LockAndTransactionStatements {
+    private static final Logger LOG = LoggerFactory.getLogger(LockAndTransactionStatements.class);
     private static final Pattern TOKEN = Pattern.compile(
             "\\s*((?:`[^`]*`|[A-Za-z0-9_$]+)(?:\\.(?:`[^`]*`|[A-Za-z0-9_$]+))*|\\S)");
 
@@ -29,7 +38,20 @@ final class LockAndTransactionStatements {
     private static final java.util.Set<String> RESERVED = java.util.Set.of("WITH", "READ", "WRITE", "LOCK", "FOR",
             "LOW_PRIORITY", "TABLE", "AS");
 
+    /** Which statement it is. */
+    enum Kind { BEGIN, START_TRANSACTION, START_SNAPSHOT, FLUSH_TABLES, FLUSH_TABLES_WITH_READ_LOCK, LOCK_TABLES,
+        UNLOCK_TABLES, LOCK_INSTANCE, UNLOCK_INSTANCE }
+
+    /**
+     * A statement read: its kind and the tables it names ({@code FLUSH TABLES t WITH READ LOCK}, {@code LOCK TABLES}),
+     * or the error 1064 answering it ({@code kind} null).
+     */
+    record Parsed(Kind kind, List<String> tables, Answer error) {
+    }
+
     private final String sql;
+    private final List<String> tables = new ArrayList<>();
+    private Kind kind;
     private final List<String> words = new ArrayList<>();
     private final List<Integer> starts = new ArrayList<>();
     private int at;
@@ -46,10 +68,10 @@ final class LockAndTransactionStatements {
     }
 
     /**
-     * The answer to {@code sql} (normalized, {@link SqlText#normalize}) if it is one of these statements: OK, or
-     * error 1064 where it goes wrong; null if it is none of them.
+     * {@code sql} (normalized, {@link SqlText#normalize}) read as one of these statements, or error 1064 where it goes
+     * wrong; null if it is none of them.
      */
-    static Answer answer(String sql) {
+    static Parsed parse(String sql) {
         LockAndTransactionStatements s = new LockAndTransactionStatements(sql);
         if (s.words.isEmpty()) {
             return null;
@@ -59,6 +81,7 @@ final class LockAndTransactionStatements {
         try {
             switch (first) {
                 case "BEGIN" -> {
+                    s.kind = Kind.BEGIN;
                     s.optional("WORK");
                 }
                 case "START" -> {
@@ -66,6 +89,7 @@ final class LockAndTransactionStatements {
                         return null; // START REPLICA / SLAVE ...: not these
                     }
                     s.at++;
+                    s.kind = Kind.START_TRANSACTION;
                     s.startTransactionModes();
                 }
                 case "FLUSH" -> {
@@ -75,11 +99,13 @@ final class LockAndTransactionStatements {
                         return null; // FLUSH LOGS, FLUSH PRIVILEGES ...: not these
                     }
                     s.at++;
+                    s.kind = Kind.FLUSH_TABLES;
                     s.flushTables();
                 }
                 case "LOCK" -> {
                     if (s.peek("INSTANCE")) {
                         s.at++;
+                        s.kind = Kind.LOCK_INSTANCE;
                         s.expect("FOR");
                         s.expect("BACKUP");
                     } else {
@@ -87,11 +113,16 @@ final class LockAndTransactionStatements {
                             return null;
                         }
                         s.at++;
+                        s.kind = Kind.LOCK_TABLES;
                         s.lockTables();
                     }
                 }
                 case "UNLOCK" -> {
-                    if (!s.optional("TABLES") && !s.optional("TABLE") && !s.optional("INSTANCE")) {
+                    if (s.optional("INSTANCE")) {
+                        s.kind = Kind.UNLOCK_INSTANCE;
+                    } else if (s.optional("TABLES") || s.optional("TABLE")) {
+                        s.kind = Kind.UNLOCK_TABLES;
+                    } else {
                         throw s.error();
                     }
                 }
@@ -102,10 +133,72 @@ final class LockAndTransactionStatements {
             if (s.at < s.words.size()) {
                 throw s.error();
             }
-            return new Answer.Ok();
+            return new Parsed(s.kind, List.copyOf(s.tables), null);
         } catch (Malformed e) {
-            return QueryResponder.parseError(e.getMessage());
+            return new Parsed(null, List.of(), QueryResponder.parseError(e.getMessage()));
         }
+    }
+
+    /**
+     * A transaction or lock statement on the session's {@link ClientHolds}: {@code START TRANSACTION WITH CONSISTENT
+     * SNAPSHOT} opens a snapshot on the shards (off the event loop; error 1429 naming a shard that cannot start one),
+     * {@code BEGIN} and a plain {@code START TRANSACTION} end one (a server commits the open transaction), locks are
+     * recorded and never passed on.
+     */
+    static Answer carryOut(Parsed st, String s, DumpSession session, ShardSource shards,
+            Supplier<GlobalBinlogWriter> writer) {
+        switch (st.kind()) {
+            case START_SNAPSHOT -> {
+                if (shards.shards().isEmpty()) {
+                    return endSnapshot(session);
+                }
+                return new Answer.Deferred(() -> startSnapshot(session, shards, writer));
+            }
+            case BEGIN, START_TRANSACTION -> {
+                return endSnapshot(session);
+            }
+            case FLUSH_TABLES_WITH_READ_LOCK -> session.holds.lock(s, st.tables(), st.tables().isEmpty());
+            case LOCK_TABLES -> session.holds.lock(s, st.tables(), false);
+            case LOCK_INSTANCE -> session.holds.lock(s, List.of(), true);
+            case UNLOCK_TABLES, UNLOCK_INSTANCE -> session.holds.unlock(s);
+            case FLUSH_TABLES -> {
+            }
+            default -> throw new IllegalStateException("unhandled " + st.kind());
+        }
+        return new Answer.Ok();
+    }
+
+    private static Answer startSnapshot(DumpSession session, ShardSource shards,
+            Supplier<GlobalBinlogWriter> writer) {
+        SnapshotTransaction previous = session.holds.replaceSnapshot(null);
+        if (previous != null) {
+            previous.close();
+        }
+        GlobalBinlogWriter w = writer.get();
+        DurableMark start = w == null ? null : w.durability().current();
+        SnapshotTransaction t;
+        try {
+            t = SnapshotTransaction.open(shards, start);
+        } catch (SQLException e) {
+            return new Answer.Error(new ErrPacket(ShardSelect.ER_CONNECT_TO_FOREIGN_DATA_SOURCE, "HY000",
+                    "Tributary's dump server cannot start a consistent snapshot: " + e.getMessage()));
+        }
+        session.holds.replaceSnapshot(t);
+        LOG.info("dump connection {}: START TRANSACTION WITH CONSISTENT SNAPSHOT: {}", session.connectionId, t);
+        return new Answer.Ok();
+    }
+
+    /** COMMIT, ROLLBACK, BEGIN, START TRANSACTION: the snapshot transaction (if any) ends; off the event loop. */
+    static Answer endSnapshot(DumpSession session) {
+        SnapshotTransaction open = session.holds.replaceSnapshot(null);
+        if (open == null) {
+            return new Answer.Ok();
+        }
+        return new Answer.Deferred(() -> {
+            open.close();
+            LOG.debug("dump connection {}: snapshot transaction ended", session.connectionId);
+            return new Answer.Ok();
+        });
     }
 
     private void startTransactionModes() {
@@ -116,6 +209,7 @@ final class LockAndTransactionStatements {
             if (optional("WITH")) {
                 expect("CONSISTENT");
                 expect("SNAPSHOT");
+                kind = Kind.START_SNAPSHOT;
             } else if (optional("READ")) {
                 if (!optional("ONLY") && !optional("WRITE")) {
                     throw error();
@@ -142,6 +236,7 @@ final class LockAndTransactionStatements {
         expect("WITH");
         expect("READ");
         expect("LOCK");
+        kind = Kind.FLUSH_TABLES_WITH_READ_LOCK;
     }
 
     private void lockTables() {
@@ -163,6 +258,9 @@ final class LockAndTransactionStatements {
     }
 
     private void tableName() {
+        if (at < words.size()) {
+            tables.add(words.get(at));
+        }
         name();
     }
 

@@ -66,12 +66,18 @@ final class QueryResponder {
     private static final Pattern ASSIGNMENT = Pattern.compile("(?is)^`?[A-Za-z_][A-Za-z0-9_$]*`?\\s*=\\s*\\S.*$");
     private static final Pattern KILL = Pattern.compile("(?is)^KILL\\s+(CONNECTION\\s+|QUERY\\s+)?(\\d{1,18})$");
     private static final int MAX_SHOWN_EVENTS = 10_000;
+    /** The variables that carry the binlog position: asked for, they are answered at a synchronised position. */
+    private static final java.util.Set<String> POSITION_VARIABLES = java.util.Set.of("gtid_executed", "gtid_binlog_pos",
+            "gtid_current_pos", "gtid_binlog_state");
+    private static final Pattern POSITION_VARIABLE = Pattern.compile(
+            "(?i)\\bgtid_(executed|binlog_pos|current_pos|binlog_state)\\b");
 
     private final ServerVariables variables;
     private final Supplier<GlobalBinlogWriter> writer;
     private final LiveVariables live;
     private final SchemaStatements schemaStatements;
     private final ShardSource shards;
+    private final StreamPositions positions;
 
     QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer) {
         this(variables, writer, LiveVariables.NONE);
@@ -83,10 +89,16 @@ final class QueryResponder {
 
     QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer, LiveVariables live,
             ShardSource shards) {
+        this(variables, writer, live, shards, new StreamPositions(shards, StreamProgress.NONE, StreamPositions.WAIT));
+    }
+
+    QueryResponder(ServerVariables variables, Supplier<GlobalBinlogWriter> writer, LiveVariables live,
+            ShardSource shards, StreamPositions positions) {
         this.variables = variables;
         this.writer = writer;
         this.live = live;
         this.shards = shards;
+        this.positions = positions;
         this.schemaStatements = new SchemaStatements(writer, shards);
     }
 
@@ -103,9 +115,10 @@ final class QueryResponder {
         if (SET_STATEMENT.matcher(s).lookingAt()) {
             return setStatement(s, session);
         }
-        Answer lockOrTransaction = LockAndTransactionStatements.answer(s);
+        LockAndTransactionStatements.Parsed lockOrTransaction = LockAndTransactionStatements.parse(s);
         if (lockOrTransaction != null) {
-            return lockOrTransaction;
+            return lockOrTransaction.error() != null ? lockOrTransaction.error()
+                    : LockAndTransactionStatements.carryOut(lockOrTransaction, s, session, shards, writer);
         }
         try {
             Answer aboutSchema = schemaStatements.answer(s, session);
@@ -131,7 +144,11 @@ final class QueryResponder {
             if (upper.startsWith("SHOW ")) {
                 return show(s, session);
             }
-            if (upper.equals("COMMIT") || upper.equals("ROLLBACK") || upper.startsWith("USE ")) {
+            if (upper.equals("COMMIT") || upper.equals("ROLLBACK") || upper.equals("COMMIT WORK")
+                    || upper.equals("ROLLBACK WORK")) {
+                return LockAndTransactionStatements.endSnapshot(session);
+            }
+            if (upper.startsWith("USE ")) {
                 return new Answer.Ok();
             }
         } catch (UnsupportedStatement e) {
@@ -184,6 +201,38 @@ final class QueryResponder {
             return parseError("");
         }
         return answer(inner, session);
+    }
+
+    // ---- transactions, locks and positions
+
+    /**
+     * Answers with the binlog at the position this session is given ({@link StreamPositions}: its snapshot's, else a
+     * sync point), off the event loop; error 1429 naming the shard when it cannot be given. Without shards or a
+     * running pipeline (the daemon starting): the durable end now, or in a snapshot transaction its G0.
+     */
+    private Answer atPosition(DumpSession session, String sql, java.util.function.Function<BinlogSnapshot, Answer> answer) {
+        GlobalBinlogWriter w = writer.get();
+        if (w == null || !positions.active()) {
+            SnapshotTransaction t = session.holds.snapshot();
+            return answer.apply(w == null || t == null || t.start() == null ? snapshot() : BinlogSnapshot.of(w, t.start()));
+        }
+        return new Answer.Deferred(() -> {
+            io.tributary.storage.binlog.DurableMark mark;
+            try {
+                mark = positions.position(session.holds, session.connectionId);
+            } catch (StreamPositions.Unavailable e) {
+                return new Answer.Error(new ErrPacket(ShardSelect.ER_CONNECT_TO_FOREIGN_DATA_SOURCE, "HY000",
+                        "Tributary's dump server cannot give a binlog position: " + e.getMessage()));
+            }
+            try {
+                return answer.apply(BinlogSnapshot.of(w, mark));
+            } catch (UnsupportedStatement e) {
+                return unsupported(sql, e.getMessage());
+            } catch (UnknownVariable e) {
+                return Answer.error(MySqlError.ER_UNKNOWN_SYSTEM_VARIABLE, "Unknown system variable '" + e.getMessage()
+                        + "'");
+            }
+        });
     }
 
     /** Error 1064 as MySQL words it, quoting the text from where parsing failed (at most 80 characters). */
@@ -242,7 +291,7 @@ final class QueryResponder {
             return new Answer.Error(new ErrPacket(ER_NOT_SUPPORTED_YET, "42000", "Tributary's dump server has no shards"
                     + " to read " + plan.table().name() + " from"));
         }
-        ShardSelect run = new ShardSelect(shards);
+        ShardSelect run = new ShardSelect(shards, session.holds.snapshot());
         return new Answer.Streamed(sink -> run.run(plan, sink));
     }
 
@@ -255,15 +304,17 @@ final class QueryResponder {
             }
             list = list.substring(0, from).strip();
         }
-        if (SqlText.indexOfKeyword(list, "BINLOG_GTID_POS") >= 0) {
-            String items = list;
-            return new Answer.Deferred(() -> selectItems(items, session));
+        String items = list;
+        if (POSITION_VARIABLE.matcher(list).find()) {
+            return atPosition(session, s, snap -> selectItems(items, session, snap));
         }
-        return selectItems(list, session);
+        if (SqlText.indexOfKeyword(list, "BINLOG_GTID_POS") >= 0) {
+            return new Answer.Deferred(() -> selectItems(items, session, snapshot()));
+        }
+        return selectItems(list, session, snapshot());
     }
 
-    private Answer selectItems(String list, DumpSession session) {
-        BinlogSnapshot snap = snapshot();
+    private Answer selectItems(String list, DumpSession session, BinlogSnapshot snap) {
         List<String> names = new ArrayList<>();
         List<String> values = new ArrayList<>();
         for (String item : SqlText.splitTopLevel(list, ',')) {
@@ -612,25 +663,32 @@ final class QueryResponder {
             } else {
                 wanted = whereVariableName(where.group(3));
             }
-            Map<String, String> source = m.group(2).equalsIgnoreCase("VARIABLES")
-                    ? withLive(variables.all(snapshot())) : Map.of("Ssl_version", "", "Ssl_cipher", "",
-                    "Rpl_semi_sync_master_status", "OFF", "Rpl_semi_sync_source_status", "OFF", "Uptime", "1");
-            List<List<String>> rows = new ArrayList<>();
-            new java.util.TreeMap<>(source).forEach((k, v) -> {
-                if (wanted.test(k)) {
-                    String shown = global ? v : java.util.Objects.requireNonNullElse(session.sessionVariable(k), v);
-                    rows.add(java.util.Arrays.asList(k, ServerVariables.asShown(k, shown)));
-                }
-            });
-            return Answer.rows(List.of("Variable_name", "Value"), rows);
+            boolean ofVariables = m.group(2).equalsIgnoreCase("VARIABLES");
+            java.util.function.Function<BinlogSnapshot, Answer> shown = snap -> {
+                Map<String, String> source = ofVariables
+                        ? withLive(variables.all(snap)) : Map.of("Ssl_version", "", "Ssl_cipher", "",
+                        "Rpl_semi_sync_master_status", "OFF", "Rpl_semi_sync_source_status", "OFF", "Uptime", "1");
+                List<List<String>> rows = new ArrayList<>();
+                new java.util.TreeMap<>(source).forEach((k, v) -> {
+                    if (wanted.test(k)) {
+                        String value = global ? v : java.util.Objects.requireNonNullElse(session.sessionVariable(k), v);
+                        rows.add(java.util.Arrays.asList(k, ServerVariables.asShown(k, value)));
+                    }
+                });
+                return Answer.rows(List.of("Variable_name", "Value"), rows);
+            };
+            if (ofVariables && POSITION_VARIABLES.stream().anyMatch(wanted)) {
+                return atPosition(session, s, shown);
+            }
+            return shown.apply(snapshot());
         }
         switch (words) {
             case "SHOW MASTER STATUS", "SHOW BINARY LOG STATUS" -> {
-                return masterStatus();
+                return atPosition(session, s, this::masterStatus);
             }
             case "SHOW BINLOG STATUS" -> { // MariaDB 10.5.2+'s name for it; MySQL has none such
                 if (variables.flavor().isMariaDb()) {
-                    return masterStatus();
+                    return atPosition(session, s, this::masterStatus);
                 }
                 return parseError("BINLOG STATUS");
             }
@@ -723,8 +781,7 @@ final class QueryResponder {
         return all;
     }
 
-    private Answer masterStatus() {
-        BinlogSnapshot snap = snapshot();
+    private Answer masterStatus(BinlogSnapshot snap) {
         boolean maria = variables.get("gtid_domain_id", null, null, true) != null;
         List<String> cols = maria ? List.of("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB")
                 : List.of("File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set");

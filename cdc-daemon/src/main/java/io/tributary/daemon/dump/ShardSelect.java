@@ -34,9 +34,34 @@ final class ShardSelect {
     static final int FETCH_ROWS = 1000;
 
     private final ShardSource source;
+    /** The client's snapshot transaction, read through instead of new connections; null when none. */
+    private final SnapshotTransaction snapshot;
 
     ShardSelect(ShardSource source) {
+        this(source, null);
+    }
+
+    /**
+     * @param snapshot the client's snapshot transaction ({@link SnapshotTransaction}): every physical table of a shard
+     *                 is read on the shard's held connection, one after another (an ordered merge or a LIMIT over
+     *                 several physical tables of one shard has the driver hold the rest of each earlier result in
+     *                 memory while the next is read); null: new connections, one per physical table
+     */
+    ShardSelect(ShardSource source, SnapshotTransaction snapshot) {
         this.source = source;
+        this.snapshot = snapshot;
+    }
+
+    private Connection connect(String shard) throws SQLException {
+        if (snapshot == null) {
+            return source.connectReadOnly(shard);
+        }
+        Connection held = snapshot.connection(shard);
+        if (held == null || snapshot.isClosed()) {
+            throw new SQLException("the snapshot transaction holds no connection to it (was it added since the"
+                    + " transaction started?)");
+        }
+        return held;
     }
 
     /** A physical table of the logical table on one shard. */
@@ -101,12 +126,14 @@ final class ShardSelect {
             for (String shard : source.shards()) {
                 Connection c;
                 try {
-                    c = source.connectReadOnly(shard);
+                    c = connect(shard);
                 } catch (SQLException e) {
                     sink.error(shardError("shard " + shard + " cannot be reached", e));
                     return;
                 }
-                connections.add(c);
+                if (snapshot == null) {
+                    connections.add(c);
+                }
                 List<PhysicalTable> tables;
                 try {
                     tables = physicalTables(c, shard, source.names(), plan.table().name());
@@ -116,7 +143,7 @@ final class ShardSelect {
                 }
                 for (int i = 0; i < tables.size(); i++) {
                     Connection own = c;
-                    if (i > 0) {
+                    if (i > 0 && snapshot == null) {
                         try {
                             own = source.connectReadOnly(shard);
                         } catch (SQLException e) {
@@ -173,6 +200,14 @@ final class ShardSelect {
         } finally {
             for (Connection c : connections) {
                 release(c, drained);
+            }
+            if (snapshot != null) {
+                // the held connections stay open: a result not read to the end is closed (a LIMIT's rest is bounded),
+                // and cancelled first when the client went away or killed the statement
+                boolean cancel = !drained && sink.cancelled();
+                for (ShardCursor c : cursors) {
+                    c.close(cancel);
+                }
             }
         }
     }
@@ -373,6 +408,36 @@ final class ShardSelect {
                 }
             }
             return row;
+        }
+
+        /**
+         * Closes the result, first cancelling the query on the shard ({@code KILL QUERY}) with {@code cancel}. A kill
+         * that reaches the shard after its query ended would interrupt the connection's next statement instead, so a
+         * {@code DO 0} takes it (the snapshot transaction stays: an interrupted statement does not end it).
+         */
+        void close(boolean cancel) {
+            if (rs == null || ended) {
+                return;
+            }
+            try {
+                if (cancel) {
+                    statement.cancel();
+                }
+            } catch (SQLException | RuntimeException e) {
+                // closing reads what is left
+            }
+            try {
+                statement.close();
+            } catch (SQLException | RuntimeException e) {
+                // the connection reports it at its next statement
+            }
+            if (cancel) {
+                try (Statement s = connection.createStatement()) {
+                    s.execute("DO 0");
+                } catch (SQLException | RuntimeException e) {
+                    // the kill, taken here
+                }
+            }
         }
 
         @Override

@@ -10,9 +10,11 @@ import io.tributary.daemon.config.ShardJdbc;
 import io.tributary.daemon.config.TributaryConfig;
 import io.tributary.daemon.dump.DumpServer;
 import io.tributary.daemon.dump.LiveVariables;
+import io.tributary.daemon.dump.StreamProgress;
 import io.tributary.core.schema.SchemaDdl;
 import io.tributary.daemon.schema.ShardSchemaReader;
 import io.tributary.storage.binlog.BinlogRecovery;
+import io.tributary.storage.binlog.DurableCut;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.binlog.RecoveredBinlog;
 import io.tributary.storage.buffer.LivePersistSettings;
@@ -66,6 +68,8 @@ public final class TributaryRuntime implements AutoCloseable {
     private GlobalBinlogPipeline pipeline;
     private DumpServer dump;
     private ShardBacklog backlog;
+    /** The pipeline once started, for the dump server's positions (read from its worker threads). */
+    private volatile GlobalBinlogPipeline running;
     private boolean closed;
 
     /**
@@ -123,8 +127,21 @@ public final class TributaryRuntime implements AutoCloseable {
             }
             step = "start the dump server on port " + config.dump().port();
             GlobalBinlogWriter w = writer;
+            HeartbeatWriter beats = heartbeats;
             dump = new DumpServer(config.dump(), () -> w, liveVariables,
-                    new io.tributary.daemon.config.ConfiguredShards(config.shards(), config.naming())).start();
+                    new io.tributary.daemon.config.ConfiguredShards(config.shards(), config.naming()),
+                    new StreamProgress() {
+                        @Override
+                        public DurableCut cut() {
+                            GlobalBinlogPipeline p = running;
+                            return p == null ? null : p.durableCut();
+                        }
+
+                        @Override
+                        public void nudge() {
+                            beats.wake();
+                        }
+                    }).start();
             step = "start the shard readers";
             pipeline = new GlobalBinlogPipeline(readers, checkpoints, writer, buffer, config.naming(), config.xaMaxWait(),
                     RING_SIZE, budget.mergeRing());
@@ -137,6 +154,7 @@ public final class TributaryRuntime implements AutoCloseable {
             pipeline.onHeartbeatsNeeded(heartbeats::wake);
             pipeline.start();
             GlobalBinlogPipeline started = pipeline;
+            running = started;
             backlog = new ShardBacklog(config.shards(), new ShardBacklog.Progress() {
                 @Override
                 public ShardPosition durableEnd(int shard) {
@@ -224,6 +242,7 @@ public final class TributaryRuntime implements AutoCloseable {
         closed = true;
         List<Exception> failures = new ArrayList<>();
         stop("shard backlog poller", backlog, failures);
+        running = null; // positions asked from now on get an error rather than wait for a stopped pipeline
         stop("shard readers and merge", pipeline, failures);
         stop("heartbeats", heartbeats, failures);
         stop("global binlog writer", writer, failures);

@@ -1,6 +1,7 @@
 package io.tributary.daemon.dump;
 
 import io.tributary.core.event.BinlogFlavor;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -52,5 +53,36 @@ class LockAndTransactionStatementsTest {
     void otherStatementsWithTheseFirstWordsAreNotTakenForThem(String sql) {
         Answer a = answer(sql, BinlogFlavor.MYSQL);
         assertThat(a).as(sql).isInstanceOf(Answer.Error.class);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "FLUSH TABLES WITH READ LOCK|FLUSH_TABLES_WITH_READ_LOCK|''",
+            "FLUSH TABLES `shop`.`orders`, shop.items WITH READ LOCK|FLUSH_TABLES_WITH_READ_LOCK|`shop`.`orders` shop.items",
+            "flush tables|FLUSH_TABLES|''",
+            "LOCK TABLES shop.orders READ, `shop`.`items` AS i READ LOCAL|LOCK_TABLES|shop.orders `shop`.`items`",
+            "UNLOCK TABLES|UNLOCK_TABLES|''",
+            "LOCK INSTANCE FOR BACKUP|LOCK_INSTANCE|''",
+            "START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT|START_SNAPSHOT|''",
+            "START TRANSACTION READ ONLY|START_TRANSACTION|''",
+            "BEGIN WORK|BEGIN|''"})
+    void eachIsReadAsWhatItDoesWithTheTablesItNames(String sql, String kind, String tables) {
+        LockAndTransactionStatements.Parsed p = LockAndTransactionStatements.parse(sql);
+        assertThat(p.error()).as(sql).isNull();
+        assertThat(p.kind()).as(sql).isEqualTo(LockAndTransactionStatements.Kind.valueOf(kind));
+        assertThat(String.join(" ", p.tables())).as(sql).isEqualTo(tables);
+    }
+
+    /** Locks are recorded on the connection, never passed on: a lock then UNLOCK leaves none held. */
+    @Test
+    void locksAreRecordedOnTheConnection() {
+        QueryResponder r = new QueryResponder(new ServerVariables(BinlogFlavor.MARIADB, 7, "x", 3399, false), () -> null);
+        DumpSession s = new DumpSession(1, "dbz", BinlogFlavor.MARIADB, false);
+        assertThat(r.answer("FLUSH TABLES WITH READ LOCK", s)).isInstanceOf(Answer.Ok.class);
+        assertThat(s.holds.globalReadLock()).isTrue();
+        assertThat(r.answer("UNLOCK TABLES", s)).isInstanceOf(Answer.Ok.class);
+        assertThat(s.holds.globalReadLock()).isFalse();
+        assertThat(r.answer("FLUSH TABLES shop.orders WITH READ LOCK", s)).isInstanceOf(Answer.Ok.class);
+        assertThat(s.holds.globalReadLock()).as("a table list is no global lock").isFalse();
     }
 }

@@ -9,6 +9,7 @@ import io.tributary.core.sorter.Emission;
 import io.tributary.core.sorter.GlobalSorter;
 import io.tributary.core.sorter.ShardUnit;
 import io.tributary.storage.assembler.ShardStreamAssembler;
+import io.tributary.storage.binlog.DurableCut;
 import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.BufferedTransaction;
@@ -103,6 +104,16 @@ public final class MergeStage implements AutoCloseable {
     private final AtomicLongArray settled;
     /** Per shard, where in its binlog what the global binlog holds durably ends (see {@link #durableEnd}). */
     private final AtomicReferenceArray<ShardPosition> durableEnd;
+    /** Per shard, the end of its last transaction durable in the global binlog (see {@link #durableCut}). */
+    private final AtomicReferenceArray<ShardPosition> durableTransactionEnd;
+    /**
+     * Held while the per-shard durable ends move and while {@link #durableCut} reads them with {@link #cutMark}, so that
+     * a cut's mark and ends belong together: it covers taking transactions off {@link #undurable} and moving the ends
+     * for them. Taken before {@code undurable}'s lock, never after it.
+     */
+    private final Object cutLock = new Object();
+    /** The durable mark the per-shard durable ends stand for (guarded by {@link #cutLock}). */
+    private DurableMark cutMark;
     /** Per shard, the end of the last unit offered (merge thread only). */
     private final ShardPosition[] offeredEnd;
     private volatile DelayListener delayListener = (shard, commit, durable) -> { };
@@ -158,6 +169,8 @@ public final class MergeStage implements AutoCloseable {
         this.lastHeartbeat = new long[this.start.size()];
         this.settled = new AtomicLongArray(this.start.size());
         this.durableEnd = new AtomicReferenceArray<>(this.start.size());
+        this.durableTransactionEnd = new AtomicReferenceArray<>(this.start.size());
+        this.cutMark = writer.durability().current();
         this.offeredEnd = new ShardPosition[this.start.size()];
         this.sorter = new GlobalSorter<>(this.start, xaMaxWait);
         this.merger = new TransactionMerger(names, naming, c -> log.warn("{}", c.message()), writer.ddlHistory(),
@@ -231,17 +244,28 @@ public final class MergeStage implements AutoCloseable {
         if (needed && !was) {
             onHeartbeatsNeeded.run();
         }
-        boolean idle = written == handedOff;
-        if (idle) {
-            synchronized (undurable) {
-                idle = undurable.isEmpty();
-            }
-        }
-        if (idle && sorter.waiting() == 0) {
-            // nothing committed before the last heartbeats waits any more: every shard is settled up to them
-            for (int i = 0; i < lastHeartbeat.length; i++) {
-                settle(i, lastHeartbeat[i]);
-                advanceDurableEnd(i, offeredEnd[i]);
+        if (written == handedOff) {
+            synchronized (cutLock) {
+                boolean durable;
+                synchronized (undurable) {
+                    durable = undurable.isEmpty();
+                }
+                if (durable) {
+                    // everything written is durable and its ends moved (under this lock). A shard none of whose
+                    // units waits in the sorter is durable up to everything read of it (the rest was heartbeats or
+                    // dropped): its durable end moves there, also while another shard's XA transaction is open.
+                    // When nothing waits at all, every shard is settled up to its last heartbeat.
+                    boolean nothingWaits = sorter.waiting() == 0;
+                    for (int i = 0; i < lastHeartbeat.length; i++) {
+                        if (nothingWaits) {
+                            settle(i, lastHeartbeat[i]);
+                        }
+                        if (nothingWaits || sorter.waiting(i) == 0) {
+                            advanceDurableEnd(i, offeredEnd[i]);
+                        }
+                    }
+                    moveCutMark(writer.durability().current());
+                }
             }
         }
     }
@@ -270,20 +294,50 @@ public final class MergeStage implements AutoCloseable {
 
     /**
      * Where in shard {@code shard}'s binlog what the global binlog holds durably ends: the end of its last durable
-     * transaction, moved to the end of what was read whenever nothing waits (as {@link #settledMillis}); null before
-     * the first. The shard binlog after it is what the daemon is behind by.
+     * transaction, moved to the end of what was read whenever everything written is durable and none of the shard's
+     * units waits in the sorter; null before the first. The shard binlog after it is what the daemon is behind by.
      */
     public ShardPosition durableEnd(int shard) {
         return durableEnd.get(shard);
     }
 
+    /**
+     * The global binlog's durable end together with, per shard, how much of the shard's binlog it holds: read at one
+     * moment, so that up to {@code mark} the global binlog holds of shard i exactly its transactions that end at or
+     * before {@code readThrough(i)}, the last of them ending at {@code lastTransactionEnd(i)} (null: none written
+     * since the start). Both lists are in shard index order; a null read-through means the shard's start position
+     * (nothing durable of it yet). Any thread.
+     */
+    public DurableCut durableCut() {
+        synchronized (cutLock) {
+            List<ShardPosition> through = new ArrayList<>(durableEnd.length());
+            List<ShardPosition> last = new ArrayList<>(durableEnd.length());
+            for (int i = 0; i < durableEnd.length(); i++) {
+                through.add(durableEnd.get(i));
+                last.add(durableTransactionEnd.get(i));
+            }
+            return new DurableCut(cutMark, java.util.Collections.unmodifiableList(through),
+                    java.util.Collections.unmodifiableList(last));
+        }
+    }
+
+    private void moveCutMark(DurableMark mark) {
+        if (cutMark == null || mark.lastSequence() > cutMark.lastSequence()
+                || mark.lastSequence() == cutMark.lastSequence() && mark.position().compareTo(cutMark.position()) > 0) {
+            cutMark = mark;
+        }
+    }
+
     private void advanceDurableEnd(int shard, ShardPosition end) {
+        advance(durableEnd, shard, end);
+    }
+
+    private static void advance(AtomicReferenceArray<ShardPosition> ends, int shard, ShardPosition end) {
         if (end == null || end.file() == null) {
             return;
         }
         ShardPosition prev;
-        while (((prev = durableEnd.get(shard)) == null || isBefore(prev, end))
-                && !durableEnd.compareAndSet(shard, prev, end)) {
+        while (((prev = ends.get(shard)) == null || isBefore(prev, end)) && !ends.compareAndSet(shard, prev, end)) {
             // retry
         }
     }
@@ -444,17 +498,25 @@ public final class MergeStage implements AutoCloseable {
     private void durable(DurableMark mark) {
         synchronized (releasing) {
             List<Written> done = new ArrayList<>();
-            synchronized (undurable) {
-                while (!undurable.isEmpty() && undurable.peekFirst().sequence() <= mark.lastSequence()) {
-                    done.add(undurable.pollFirst());
+            synchronized (cutLock) {
+                synchronized (undurable) {
+                    while (!undurable.isEmpty() && undurable.peekFirst().sequence() <= mark.lastSequence()) {
+                        done.add(undurable.pollFirst());
+                    }
                 }
+                for (Written w : done) {
+                    for (int i = 0; i < w.shards().length; i++) {
+                        advanceDurableEnd(w.shards()[i], w.ends()[i]);
+                        advance(durableTransactionEnd, w.shards()[i], w.ends()[i]);
+                    }
+                }
+                moveCutMark(mark);
             }
             long now = done.isEmpty() ? 0 : System.currentTimeMillis();
             DelayListener listener = delayListener;
             for (Written w : done) {
                 for (int i = 0; i < w.shards().length; i++) {
                     settle(w.shards()[i], w.commitMillis()[i]);
-                    advanceDurableEnd(w.shards()[i], w.ends()[i]);
                     listener.durable(w.shards()[i], w.commitMillis()[i], now);
                 }
                 for (BufferedTransaction t : w.buffers()) {

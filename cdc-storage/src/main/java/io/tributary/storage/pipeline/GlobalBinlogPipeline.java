@@ -10,6 +10,7 @@ import io.tributary.core.reader.ShardReader;
 import io.tributary.core.reader.ShardReaderConfig;
 import io.tributary.core.reader.ShardReaderException;
 import io.tributary.storage.assembler.ShardStreamAssembler;
+import io.tributary.storage.binlog.DurableCut;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.storage.buffer.TransactionBuffer;
 import io.tributary.storage.handoff.HandOff;
@@ -301,6 +302,22 @@ public final class GlobalBinlogPipeline implements AutoCloseable {
     public ShardPosition durableEnd(int shard) {
         ShardPosition end = stage.durableEnd(shard);
         return end != null ? end : stage.startCheckpoints().get(shard).resumeFrom();
+    }
+
+    /**
+     * The durable end of the global binlog with, per shard, how much of its binlog that holds ({@link
+     * MergeStage#durableCut}); a shard with nothing durable yet reads through where the pipeline started reading it.
+     */
+    public DurableCut durableCut() {
+        DurableCut cut = stage.durableCut();
+        List<ShardPosition> through = new ArrayList<>(cut.readThrough());
+        for (int i = 0; i < through.size(); i++) {
+            if (through.get(i) == null) {
+                through.set(i, stage.startCheckpoints().get(i).resumeFrom());
+            }
+        }
+        return new DurableCut(cut.mark(), java.util.Collections.unmodifiableList(through),
+                cut.lastTransactionEnd());
     }
 
     /** See {@link MergeStage#settledMillis}. */
