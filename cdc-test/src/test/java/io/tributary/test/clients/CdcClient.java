@@ -132,6 +132,30 @@ final class CdcClient implements AutoCloseable {
         return got.subList(Math.min(already, got.size()), got.size());
     }
 
+    /**
+     * Waits until the client says {@code text}, in its log (stderr) or in the reason it stopped with; returns where it
+     * said it. Fails after {@code timeout} with its last stderr lines.
+     */
+    String awaitSaying(String text, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode end = stopped;
+            if (end != null && end.toString().contains(text)) {
+                return end.toString();
+            }
+            String err = stderr();
+            int at = err.indexOf(text);
+            if (at >= 0) {
+                int from = err.lastIndexOf('\n', at) + 1;
+                int to = err.indexOf('\n', at);
+                return err.substring(from, to < 0 ? err.length() : to);
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError(name + " did not say '" + text + "' within " + timeout + "; its stderr ends with:\n"
+                + stderrTail(40));
+    }
+
     /** Fails, with the client's reason and the daemon's log, if the client has stopped. */
     void assertRunning(String daemonLog) {
         if (stopped != null || !process.isAlive()) {
