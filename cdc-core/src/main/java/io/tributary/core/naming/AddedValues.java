@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
 /**
  * The row-image bytes of a column the logical table has and a shard's table has not yet (issue 16), for the types
  * beyond integers and VARCHAR/CHAR (those are {@link LogicalShape#value}'s): DECIMAL, FLOAT, DOUBLE, DATE,
- * DATETIME(n), TIME(n), TIMESTAMP(n), YEAR, ENUM, SET, TEXT/BLOB, JSON (per flavor), BIT and
- * the spatial types when NULL (or a NOT NULL BIT's implicit zero). Formats as the server packs
+ * DATETIME(n), TIME(n), TIMESTAMP(n), YEAR, ENUM, SET, TEXT/BLOB, JSON (per flavor), BIT, and
+ * the spatial types when NULL. Formats as the server packs
  * them ({@code Field_*::pack}, {@code my_datetime_packed_to_binary}, {@code decimal2bin}); the bytes are checked
  * against a live server's binlog by {@code AddedColumnDefaultsIT}.
  *
@@ -200,6 +200,10 @@ final class AddedValues {
                 }
                 return out;
             }
+            case BIT -> {
+                return bit(v, (s.metadata() >>> 8) + ((s.metadata() & 0xFF) > 0 ? 1 : 0),
+                        (s.metadata() >>> 8) * 8 + (s.metadata() & 0xFF));
+            }
             case BLOB -> {
                 byte[] data = text.getBytes(cs);
                 int prefix = s.metadata();
@@ -215,6 +219,40 @@ final class AddedValues {
             }
             default -> throw new IllegalArgumentException("no value of type " + s.type() + " can be supplied");
         }
+    }
+
+    /** A BIT literal ({@code b'101'}, {@code 0b101}, {@code x'1F'}, {@code 0x1F}, {@code 5}, parenthesised or not). */
+    private static final Pattern BIT_LITERAL = Pattern.compile(
+            "\\(?\\s*(?:[bB]'([01]*)'|0b([01]+)|[xX]'([0-9a-fA-F]*)'|0x([0-9a-fA-F]+)|(\\d+))\\s*\\)?");
+
+    /** Whether {@code text} is a BIT literal (MariaDB prints a BIT default as {@code b'101'}). */
+    static boolean isBitLiteral(String text) {
+        return BIT_LITERAL.matcher(text.trim()).matches();
+    }
+
+    /** BIT(bits) as the server stores it in a row image: {@code bytes} bytes, big-endian. */
+    static byte[] bit(String text, int bytes, int bits) {
+        Matcher m = BIT_LITERAL.matcher(text.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("'" + text + "' is not a BIT literal (b'...', 0b..., x'...', 0x... or a"
+                    + " number)");
+        }
+        java.math.BigInteger v = m.group(1) != null ? (m.group(1).isEmpty() ? java.math.BigInteger.ZERO
+                : new java.math.BigInteger(m.group(1), 2))
+                : m.group(2) != null ? new java.math.BigInteger(m.group(2), 2)
+                : m.group(3) != null ? (m.group(3).isEmpty() ? java.math.BigInteger.ZERO
+                : new java.math.BigInteger(m.group(3), 16))
+                : m.group(4) != null ? new java.math.BigInteger(m.group(4), 16)
+                : new java.math.BigInteger(m.group(5));
+        if (v.bitLength() > bits) {
+            throw new IllegalArgumentException(text + " does not fit BIT(" + bits + ")");
+        }
+        byte[] out = new byte[bytes];
+        byte[] raw = v.toByteArray(); // big-endian, maybe with a leading sign byte
+        for (int i = 0; i < Math.min(bytes, raw.length); i++) {
+            out[bytes - 1 - i] = raw[raw.length - 1 - i];
+        }
+        return out;
     }
 
     /** DECIMAL(p,s) in the server's binary format ({@code decimal2bin}). */

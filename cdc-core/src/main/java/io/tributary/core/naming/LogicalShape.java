@@ -331,6 +331,10 @@ public final class LogicalShape {
     private static RowsReshaper.TargetColumn added(String shard, String physical, SchemaTable from, SchemaTable to,
             SchemaColumn l, ShardServer server) {
         ColumnDefault d = l.defaultValue();
+        if (d != null && d.kind() == ColumnDefault.Kind.EXPRESSION && l.type().equals("bit")
+                && AddedValues.isBitLiteral(d.text())) {
+            d = ColumnDefault.literal(d.text()); // MariaDB prints BIT defaults as b'101': a literal, not an expression
+        }
         Integer onUpdate = l.onUpdate() == null ? null : currentTimestamp(l.onUpdate());
         boolean time = l.type().equals("timestamp") || l.type().equals("datetime");
         if (d != null && d.kind() == ColumnDefault.Kind.EXPRESSION || l.onUpdate() != null) {
@@ -368,7 +372,7 @@ public final class LogicalShape {
             if (storage == null) {
                 throw new IllegalArgumentException("a value of its type cannot be supplied (supplied: integer, VARCHAR,"
                         + " CHAR, DECIMAL, FLOAT, DOUBLE, DATE, DATETIME, TIME, TIMESTAMP, YEAR, ENUM, SET, TEXT and BLOB"
-                        + " defaults; JSON NULL, or a literal on MariaDB shards; BIT and spatial types only NULL)");
+                        + " defaults; JSON NULL, or a literal on MariaDB shards; BIT literals; spatial types only NULL)");
             }
             if (d == null || d.kind() == ColumnDefault.Kind.NULL) {
                 bytes = l.nullable() ? null : AddedValues.implicit(l, storage, charset(l));

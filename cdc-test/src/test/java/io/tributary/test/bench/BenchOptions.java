@@ -27,7 +27,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
             // its daemon restarts and 1 GB history take minutes: a smoke run leaves it out unless asked for
             scenarios.remove("catchup");
         }
-        List<Integer> importTables = quick ? List.of(8, 32) : List.of(8, 16, 32);
+        List<Integer> importTables = quick ? List.of(8) : List.of(8, 16, 32);
         List<Integer> tpccWarehouses = quick ? List.of(4) : List.of(8);
         double tpccScale = quick ? 0.05 : 1;
         List<Integer> oltpClients = quick ? List.of(2, 8) : List.of(1, 2, 4, 8, 16, 32, 64);
@@ -46,7 +46,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         int fanoutClients = 4;
         List<Integer> pipelineShards = quick ? List.of(4) : List.of(4, 16);
         int pipelineShardMb = quick ? 8 : 64;
-        int duration = quick ? 8 : 30;
+        int duration = quick ? 5 : 30;
         long diskTestMb = quick ? 128 : 1024;
         List<Integer> catchupShards = List.of(1, 4);
         List<String> catchupKinds = List.of("outage", "history");

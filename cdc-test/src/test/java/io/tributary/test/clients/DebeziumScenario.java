@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class DebeziumScenario {
     static final Duration WAIT = Duration.ofSeconds(150);
-    private static final Duration QUIET = Duration.ofSeconds(3);
+    private static final Duration QUIET = Duration.ofSeconds(2);
 
     private DebeziumScenario() {
     }
@@ -34,6 +34,17 @@ final class DebeziumScenario {
      */
     static void run(ShardCluster shards, Path dir, String flavor, String module, String connectorClass, String db,
                     long serverId, Map<String, String> settings) throws Exception {
+        run(shards, dir, flavor, module, connectorClass, db, serverId, settings, true);
+    }
+
+    /**
+     * As {@link #run(ShardCluster, Path, String, String, String, String, long, Map)}; with {@code killWhileStreaming}
+     * false the daemon is killed while the client is down (a batch written before, one while the daemon is down, one
+     * after its restart), and the client started again resumes over all three: the same recovery, without the
+     * client's keepalive wait (up to a minute) for a running client to notice.
+     */
+    static void run(ShardCluster shards, Path dir, String flavor, String module, String connectorClass, String db,
+                    long serverId, Map<String, String> settings, boolean killWhileStreaming) throws Exception {
         ShardWrites writes = new ShardWrites(shards, db).createTables();
         Predicate<ChangeRow> ours = r -> r.database().equals(db) || r.database().startsWith(db + "_");
         String name = module + "-" + db;
@@ -41,7 +52,7 @@ final class DebeziumScenario {
                 flavor).readerIdBlock((int) (serverId % 100)).start()) {
             Path config = DebeziumClients.config(dir, name, connectorClass, daemon, serverId, settings);
             firstStreaming(daemon, config, dir, module, name, writes, ours);
-            resumeAndRollout(daemon, config, dir, module, name, writes, ours);
+            resumeAndRollout(daemon, config, dir, module, name, writes, ours, killWhileStreaming);
             Delivery.assertNothingRefused(daemon);
         }
     }
@@ -91,8 +102,22 @@ final class DebeziumScenario {
      * {@code kill -9} with a batch written while it is down and one after; then the rollout.
      */
     private static void resumeAndRollout(DaemonProcess daemon, Path config, Path dir, String module, String name,
-                                         ShardWrites writes, Predicate<ChangeRow> ours) throws Exception {
+            ShardWrites writes, Predicate<ChangeRow> ours, boolean killWhileStreaming) throws Exception {
         List<String> after = new ArrayList<>(writes.batch()); // written while the client is down
+        if (!killWhileStreaming) {
+            daemon.kill9();
+            after.addAll(writes.batch()); // written while the daemon is down too
+            daemon.restart();
+            after.addAll(writes.batch());
+            try (CdcClient client = DebeziumClients.start(module, config, dir, name)) {
+                List<ChangeRow> got = client.awaitRows(ours, after.size(), WAIT, daemon.tail(40));
+                assertThat(client.rowsAfterQuiet(ours, got.size(), QUIET))
+                        .as("nothing more after a client restart over the daemon's kill -9").isEmpty();
+                Delivery.assertDelivered(client.rows().stream().filter(ours).toList(), after, writes);
+                rollout(client, ours, after, writes, module, daemon);
+            }
+            return;
+        }
         try (CdcClient client = DebeziumClients.start(module, config, dir, name)) {
             List<ChangeRow> got = client.awaitRows(ours, after.size(), WAIT, daemon.tail(40));
             assertThat(client.rowsAfterQuiet(ours, got.size(), QUIET)).as("nothing more after a restart").isEmpty();
