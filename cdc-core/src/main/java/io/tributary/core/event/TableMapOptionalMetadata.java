@@ -161,15 +161,7 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
     void writeGroupedFields(io.netty.buffer.ByteBuf out, List<ColumnType> types, List<Integer> metadata,
             boolean mariaDb) {
         ColumnGroups g = new ColumnGroups(types, metadata, mariaDb);
-        if (unsignedColumns != null && !g.numeric.isEmpty()) {
-            byte[] bits = new byte[(g.numeric.size() + 7) / 8];
-            for (int i = 0; i < g.numeric.size(); i++) {
-                if (unsignedColumns.get(g.numeric.get(i))) {
-                    bits[i / 8] |= (byte) (0x80 >>> (i % 8));
-                }
-            }
-            field(out, 1, io.netty.buffer.Unpooled.wrappedBuffer(bits));
-        }
+        signedness(out, g);
         if ((defaultCharset != null || !columnCharsets.isEmpty()) && !g.character.isEmpty()) {
             io.netty.buffer.ByteBuf v = io.netty.buffer.Unpooled.buffer();
             if (defaultCharset != null) {
@@ -206,15 +198,7 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
     public byte[] toBytes(List<ColumnType> types, List<Integer> metadata, boolean mariaDb) {
         ColumnGroups g = new ColumnGroups(types, metadata, mariaDb);
         io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.buffer();
-        if (unsignedColumns != null && !g.numeric.isEmpty()) {
-            byte[] bits = new byte[(g.numeric.size() + 7) / 8];
-            for (int i = 0; i < g.numeric.size(); i++) {
-                if (unsignedColumns.get(g.numeric.get(i))) {
-                    bits[i / 8] |= (byte) (0x80 >>> (i % 8));
-                }
-            }
-            field(out, 1, io.netty.buffer.Unpooled.wrappedBuffer(bits));
-        }
+        signedness(out, g);
         charsets(out, g.character, columnCharsets, 2, 3);
         if (!geometryTypes.isEmpty() && !g.geometry.isEmpty()) {
             io.netty.buffer.ByteBuf v = io.netty.buffer.Unpooled.buffer();
@@ -252,6 +236,20 @@ public record TableMapOptionalMetadata(BitSet unsignedColumns, Integer defaultCh
         byte[] bytes = new byte[out.readableBytes()];
         out.readBytes(bytes);
         return bytes;
+    }
+
+    /** SIGNEDNESS: a bit per numeric column of the grouping, most significant first, set where it is unsigned. */
+    private void signedness(io.netty.buffer.ByteBuf out, ColumnGroups g) {
+        if (unsignedColumns == null || g.numeric.isEmpty()) {
+            return;
+        }
+        byte[] bits = new byte[(g.numeric.size() + 7) / 8];
+        for (int i = 0; i < g.numeric.size(); i++) {
+            if (unsignedColumns.get(g.numeric.get(i))) {
+                bits[i / 8] |= (byte) (0x80 >>> (i % 8));
+            }
+        }
+        field(out, 1, io.netty.buffer.Unpooled.wrappedBuffer(bits));
     }
 
     private static void charsets(io.netty.buffer.ByteBuf out, List<Integer> group, Map<Integer, Integer> collations,
