@@ -46,7 +46,6 @@ import java.util.regex.Pattern;
  * {@code binlog_gtid_pos}) are answered as {@link Answer.Deferred}, to run off the event loop. Thread-safe.
  */
 final class QueryResponder {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryResponder.class);
     static final int ER_NOT_SUPPORTED_YET = 1235;
     static final int ER_EMPTY_QUERY = 1065;
     private static final Pattern ALIAS = Pattern.compile("(?is)^(.*?[^\\s])\\s+(?:AS\\s+)?([`'\"]?)([A-Za-z0-9_$@.]+)\\2$");
@@ -208,8 +207,8 @@ final class QueryResponder {
 
     /**
      * Answers with the binlog at the position this session is given ({@link StreamPositions}: its snapshot's, else a
-     * sync point), off the event loop. When a shard cannot be asked or the wait times out: in a snapshot transaction
-     * error 1429 naming the shard; outside one the durable end now, unsynchronised (logged). Without shards or a
+     * sync point, which falls back to the durable end when a shard cannot be asked), off the event loop; error 1429
+     * naming the shard when a snapshot's position cannot be given. Without shards or a
      * running pipeline (the daemon starting): the durable end now, or in a snapshot transaction its G0.
      */
     private Answer atPosition(DumpSession session, String sql, java.util.function.Function<BinlogSnapshot, Answer> answer) {
@@ -223,17 +222,8 @@ final class QueryResponder {
             try {
                 mark = positions.position(session.holds, session.connectionId);
             } catch (StreamPositions.Unavailable e) {
-                io.tributary.storage.binlog.DurableMark end = positions.durableEnd();
-                if (session.holds.snapshot() != null || end == null) {
-                    return new Answer.Error(new ErrPacket(ShardSelect.ER_CONNECT_TO_FOREIGN_DATA_SOURCE, "HY000",
-                            "Tributary's dump server cannot give a binlog position: " + e.getMessage()));
-                }
-                // outside a snapshot the durable end is still a position to stream from: whatever the shard
-                // committed that the global binlog does not hold yet comes after it (at-least-once, as G0); so a
-                // client that only starts streaming (or reads SHOW VARIABLES) is not stopped by a shard that is down
-                LOG.warn("dump connection {}: answering the durable end {} unsynchronised: {}", session.connectionId,
-                        end, e.getMessage());
-                mark = end;
+                return new Answer.Error(new ErrPacket(ShardSelect.ER_CONNECT_TO_FOREIGN_DATA_SOURCE, "HY000",
+                        "Tributary's dump server cannot give a binlog position: " + e.getMessage()));
             }
             try {
                 return answer.apply(BinlogSnapshot.of(w, mark));

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * Waiting polls the pipeline's durable cut and asks for a heartbeat every {@link #NUDGE} while a shard is behind (its
  * binlog may end in events only a heartbeat lets the pipeline pass); on an idle cluster the cut is already there and
  * the answer costs one statement per shard. A shard that cannot be asked, or a wait longer than the limit, is an
- * error naming the shard ({@link Unavailable}); nothing is answered then. Thread-safe; the waits run on the dump
+ * error naming the shard ({@link Unavailable}) for a snapshot, and the unsynchronised durable end for a sync point. Thread-safe; the waits run on the dump
  * server's worker threads, never an event loop.
  */
 final class StreamPositions {
@@ -70,10 +70,29 @@ final class StreamPositions {
         return cut == null ? null : cut.mark();
     }
 
-    /** The position for a client: its snapshot transaction's, else a sync point. */
+    /**
+     * The position for a client: its snapshot transaction's, else a sync point; a sync point that cannot be given (a
+     * shard cannot be asked, the wait timed out) falls back to the durable end now, logged: whatever a shard committed
+     * that the global binlog does not hold yet comes after it (at-least-once, as G0), so a client that only starts
+     * streaming (Debezium's MariaDB connector reads positions in {@code SHOW VARIABLES} at every start) is not stopped
+     * by a shard that is down. A snapshot needs every shard: its position fails instead.
+     */
     DurableMark position(ClientHolds holds, long connectionId) throws Unavailable {
         SnapshotTransaction t = holds.snapshot();
-        return t != null ? snapshotPosition(t, connectionId) : syncPoint(holds, connectionId);
+        if (t != null) {
+            return snapshotPosition(t, connectionId);
+        }
+        try {
+            return syncPoint(holds, connectionId);
+        } catch (Unavailable e) {
+            DurableMark end = durableEnd();
+            if (end == null) {
+                throw e;
+            }
+            LOG.warn("dump connection {}: answering the durable end {} unsynchronised: {}", connectionId, end,
+                    e.getMessage());
+            return end;
+        }
     }
 
     /** The position of a snapshot transaction (the first question decides; later ones get the same answer). */

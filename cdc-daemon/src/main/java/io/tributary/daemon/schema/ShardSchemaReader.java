@@ -133,28 +133,31 @@ public final class ShardSchemaReader implements TableDefinitionSource {
 
     @Override
     public Optional<java.time.ZoneId> timeZone(String shard) throws SQLException {
-        ShardConfig config = shards.stream().filter(s -> s.name().equals(shard)).findFirst().orElse(null);
-        if (config == null) {
-            return Optional.empty();
-        }
-        try (Connection c = ShardJdbc.connect(config); Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT @@global.time_zone, @@system_time_zone")) {
-            rs.next();
-            return Optional.of(io.tributary.core.naming.ShardServer.zone(rs.getString(1), rs.getString(2)));
-        }
+        return askShard(shard, "SELECT @@global.time_zone, @@system_time_zone",
+                rs -> io.tributary.core.naming.ShardServer.zone(rs.getString(1), rs.getString(2)));
     }
 
     @Override
     public Optional<String> rowImage(String shard) throws SQLException {
+        return askShard(shard, "SELECT @@global.binlog_row_image", rs -> rs.getString(1));
+    }
+
+    /** A value read from the one row {@code sql} answers on {@code shard}; empty for a shard not configured. */
+    private <T> Optional<T> askShard(String shard, String sql, RowReader<T> read) throws SQLException {
         ShardConfig config = shards.stream().filter(s -> s.name().equals(shard)).findFirst().orElse(null);
         if (config == null) {
             return Optional.empty();
         }
         try (Connection c = ShardJdbc.connect(config); Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT @@global.binlog_row_image")) {
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
-            return Optional.ofNullable(rs.getString(1));
+            return Optional.ofNullable(read.read(rs));
         }
+    }
+
+    @FunctionalInterface
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
     }
 
     private static List<String> databases(Statement st) throws SQLException {

@@ -206,12 +206,7 @@ class AddedColumnDefaultsIT {
                 s.execute("SET GLOBAL binlog_row_metadata = 'FULL'");
             }
             writeEach(s, db, cases, 4, 5, statements, added);
-            for (String table : tables(s, db)) {
-                try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
-                    rs.next();
-                    createTexts.put(table, rs.getString(2));
-                }
-            }
+            createTexts.putAll(createTexts(s, db));
         }
         Map<String, TableMapEvent> maps = new HashMap<>();
         Map<String, List<BinlogEvent>> rows = new HashMap<>();
@@ -272,12 +267,7 @@ class AddedColumnDefaultsIT {
                 s.execute("ALTER TABLE " + db + ".b_" + k + " MODIFY c " + t[1]);
                 s.execute("INSERT INTO " + db + ".b_" + k + " SELECT 1, c FROM " + db + ".b_" + k + " WHERE id = 2");
             }
-            for (String table : tables(s, db)) {
-                try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
-                    rs.next();
-                    createTexts.put(table, rs.getString(2));
-                }
-            }
+            createTexts.putAll(createTexts(s, db));
         }
         Map<String, TableMapEvent> maps = new HashMap<>();
         Map<String, List<BinlogEvent>> rows = new HashMap<>();
@@ -402,5 +392,17 @@ class AddedColumnDefaultsIT {
 
     private static String hex(byte[] b) {
         return HexFormat.of().formatHex(b);
+    }
+
+    /** {@code SHOW CREATE TABLE} of every table of {@code db}, by table name. */
+    private static Map<String, String> createTexts(Statement s, String db) throws SQLException {
+        Map<String, String> texts = new HashMap<>();
+        for (String table : tables(s, db)) {
+            try (ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + db + "." + table)) {
+                rs.next();
+                texts.put(table, rs.getString(2));
+            }
+        }
+        return texts;
     }
 }
