@@ -56,5 +56,8 @@ class FramedPacketsTest {
         channel.writeOutbound(new MySqlPacket(5, Unpooled.wrappedBuffer(new byte[] {(byte) 0xfe})));
         ByteBuf eof = channel.readOutbound();
         assertThat(eof.getByte(3)).isEqualTo((byte) 5);
+        out.release();
+        eof.release();
+        framed.release();
     }
 }

@@ -9,6 +9,7 @@ import io.tributary.core.event.EventHeader;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
 import io.tributary.core.packet.EofPacket;
+import io.tributary.core.packet.EventPacketGather;
 import io.tributary.core.packet.FramedPackets;
 import io.tributary.core.packet.MySqlError;
 import io.tributary.core.packet.MySqlMessage;
@@ -76,8 +77,8 @@ final class BinlogStreamer implements Runnable {
     private long unflushed;
     /** Packets ({@link MySqlPacket}, {@link FramedPackets}) queued for the next hand-off to the event loop. */
     private List<Object> pending = new ArrayList<>();
-    private ByteBuf framing;
-    private int framedEvents;
+    /** The batch {@link #frame} adds to while the files are read. */
+    private EventPacketGather gather;
     private final List<TailCache.Entry> cached = new ArrayList<>();
     private BinlogFileReader reader;
     private long cursor = -1;
@@ -252,48 +253,52 @@ final class BinlogStreamer implements Runnable {
 
     /**
      * Sends the next durable events from the files, up to {@value #FILE_BATCH} bytes of them, waiting up to
-     * {@code timeout} for the first: framed as packets straight from the bytes read into one buffer, with no object
-     * per event; false if none.
+     * {@code timeout} for the first: gathered as packets around slices of the direct buffers the file was read into
+     * ({@link EventPacketGather}: no copy of an event's bytes in this process, no object per event); false if none.
      */
     private boolean sendFromFiles(Duration timeout) throws IOException, InterruptedException {
-        ByteBuf out = channel.alloc().ioBuffer(FILE_BATCH + FILE_BATCH / 8);
-        int first = sequenceId;
-        framedEvents = 0;
-        framing = out;
+        EventPacketGather g = new EventPacketGather(channel.alloc(), sequenceId);
+        gather = g;
         try {
             reader.nextEvents(this::frame, FILE_BATCH, timeout);
         } catch (IOException | InterruptedException | RuntimeException e) {
-            out.release();
+            g.discard();
             throw e;
         } finally {
-            framing = null;
+            gather = null;
         }
-        if (framedEvents == 0) {
-            out.release();
+        int events = g.events();
+        FramedPackets packets = g.finish();
+        if (packets == null) {
             return false;
         }
-        fromFiles.add(framedEvents);
-        queue(new FramedPackets(out, first, sequenceId), out.readableBytes());
+        sequenceId = packets.nextSequenceId();
+        fromFiles.add(events);
+        queue(packets, packets.bytes().readableBytes());
         return true;
     }
 
-    /** Frames one event read from the files as the packet {@code 0x00 + event} into {@link #framing}. */
-    private void frame(int type, byte[] b, int at, int size) {
-        int start = framing.writerIndex();
-        sequenceId = FramedPackets.append(framing, sequenceId, (byte) 0, b, at, size);
-        framedEvents++;
+    /** Adds one event read from the files, as the packet {@code 0x00 + event}, to {@link #gather}. */
+    private void frame(int type, ByteBuf b, int at, int size) {
         afterRotate = type == EventType.ROTATE.code();
         if (afterRotate) {
-            position = BinlogPosition.afterRotate(b, at, size, reader.formatDescriptionEvent().checksumLength());
+            byte[] rotate = new byte[size];
+            b.getBytes(at, rotate);
+            position = BinlogPosition.afterRotate(rotate, 0, size, reader.formatDescriptionEvent().checksumLength());
         } else if (type == EventType.GTID.code()) {
-            noteSequence(EventType.GTID, b, at);
+            lastSequence = b.getLongLE(at + EventHeader.LENGTH + 1 + 16);
         } else if (type == EventType.MARIA_GTID.code()) {
-            noteSequence(EventType.MARIA_GTID, b, at);
-        } else if (type == EventType.FORMAT_DESCRIPTION.code()) {
+            lastSequence = b.getLongLE(at + EventHeader.LENGTH);
+        }
+        if (type == EventType.FORMAT_DESCRIPTION.code()) {
             // as a server's binlog sender does: the subscriber is not reading a file in use by it. The writer
             // computes the format description's CRC with the flag clear, so clearing it keeps the CRC valid.
-            int flags = framing.getUnsignedShortLE(start + EVENT_IN_PACKET + 17);
-            framing.setShortLE(start + EVENT_IN_PACKET + 17, flags & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F);
+            int start = gather.addCopy(b, at, size);
+            ByteBuf copy = gather.scratch();
+            int flags = copy.getUnsignedShortLE(start + 17);
+            copy.setShortLE(start + 17, flags & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F);
+        } else {
+            gather.add(b, at, size);
         }
     }
 

@@ -7,6 +7,8 @@ import io.tributary.core.event.DecoderOptions;
 import io.tributary.core.event.EventHeader;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -19,14 +21,18 @@ import java.nio.file.StandardOpenOption;
  * position after it, never past a limit the caller sets (the durable end). Each event is checked by the
  * core decoder (size, checksum); bodies are decoded only on request ({@link #decode}).
  *
- * <p>Reads ahead in chunks of up to {@value #CHUNK} bytes. A chunk is never reused once an event from it
- * has been returned by {@link #next}, so returned events stay valid; one that only {@link #nextRaw} read is. An event larger than a chunk gets a buffer of its
- * own size, which is checked against the limit first.
+ * <p>{@link #next} reads ahead in heap chunks of up to {@value #CHUNK} bytes, each new, so returned events stay
+ * valid. {@link #nextRaw} (the dump server's path) reads ahead in direct chunks of up to {@value #RAW_CHUNK} bytes
+ * with no copy between the file and the socket's gathering write; the chunks are reference counted, so a slice of
+ * one the caller retained stays valid. An event larger than a chunk gets a buffer of its own size, which is checked
+ * against the limit first.
  *
  * <p>Not thread-safe: one scanner belongs to one reader.
  */
 final class BinlogEventScanner implements Closeable {
     static final int CHUNK = 1 << 20;
+    /** What {@link #nextRaw} reads at a time. */
+    static final int RAW_CHUNK = 256 * 1024;
 
     private final String name;
     private final FileChannel channel;
@@ -36,8 +42,9 @@ final class BinlogEventScanner implements Closeable {
     private long bufStart;
     private int bufLen;
     private int rawOffset;
-    /** Whether an event object refers to {@link #buf} (then the next chunk is a new array). */
-    private boolean handedOut;
+    /** The chunk {@link #nextRaw} reads into, and the file offset of its first byte. */
+    private ByteBuf raw;
+    private long rawStart;
     private final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
 
     private BinlogEventScanner(Path file, FileChannel channel, FormatDescription fde, long position) {
@@ -133,13 +140,12 @@ final class BinlogEventScanner implements Closeable {
                     .next();
         }
         position += size;
-        handedOut = true; // the event refers to this chunk: it must not be reused
         return event;
     }
 
     /**
      * The next event's size if it ends at or before {@code limit}, else -1, without an event object: its bytes are
-     * {@link #rawBuffer()} from {@link #rawOffset()} until the next call. The size and, where the format description
+     * {@link #rawBuffer()} from {@link #rawOffset()}. The size and, where the format description
      * turns checksums on, the CRC32 are checked as {@link #next} checks them; as {@code limit} is a durable end, which
      * always falls between events, an event that starts before it and ends after it has a damaged size. The format description itself (the
      * first event of a file) is read with {@link #next}.
@@ -150,34 +156,33 @@ final class BinlogEventScanner implements Closeable {
         if (fde == null) {
             throw new IllegalStateException("nextRaw before the format description of " + name + " was read");
         }
-        if (position + EventHeader.LENGTH > limit || !ensure(EventHeader.LENGTH, limit)) {
+        if (position + EventHeader.LENGTH > limit || !ensureRaw(EventHeader.LENGTH, limit)) {
             return -1;
         }
-        int at = (int) (position - bufStart);
-        long size = (buf[at + 9] & 0xffL) | (buf[at + 10] & 0xffL) << 8 | (buf[at + 11] & 0xffL) << 16
-                | (buf[at + 12] & 0xffL) << 24;
+        int at = (int) (position - rawStart);
+        long size = raw.getUnsignedIntLE(at + 9);
         int checksum = fde.checksumLength();
         if (size < fde.headerLength() + checksum) {
-            throw new BinlogFormatException(name, position, EventType.nameOf(buf[at + 4] & 0xff), "event size " + size
-                    + " cannot hold the " + fde.headerLength() + "-byte header and " + checksum + "-byte checksum", null);
+            throw new BinlogFormatException(name, position, EventType.nameOf(raw.getUnsignedByte(at + 4)), "event size "
+                    + size + " cannot hold the " + fde.headerLength() + "-byte header and " + checksum + "-byte checksum",
+                    null);
         }
         if (position + size > limit) {
-            throw new BinlogFormatException(name, position, EventType.nameOf(buf[at + 4] & 0xff), "event size " + size
-                    + " runs past the durable end of the file at " + limit + ": the size is damaged", null);
+            throw new BinlogFormatException(name, position, EventType.nameOf(raw.getUnsignedByte(at + 4)), "event size "
+                    + size + " runs past the durable end of the file at " + limit + ": the size is damaged", null);
         }
-        if (!ensure((int) size, limit)) {
-            throw new BinlogFormatException(name, position, EventType.nameOf(buf[at + 4] & 0xff), "event size " + size
-                    + " runs past the end of the file although its durable end is " + limit, null);
+        if (!ensureRaw((int) size, limit)) {
+            throw new BinlogFormatException(name, position, EventType.nameOf(raw.getUnsignedByte(at + 4)), "event size "
+                    + size + " runs past the end of the file although its durable end is " + limit, null);
         }
-        at = (int) (position - bufStart);
+        at = (int) (position - rawStart);
         if (checksum > 0) {
-            crc.reset();
-            crc.update(buf, at, (int) size - checksum);
             int end = at + (int) size - checksum;
-            int stored = (buf[end] & 0xff) | (buf[end + 1] & 0xff) << 8 | (buf[end + 2] & 0xff) << 16
-                    | (buf[end + 3] & 0xff) << 24;
+            crc.reset();
+            crc.update(raw.internalNioBuffer(at, end - at));
+            int stored = raw.getIntLE(end);
             if ((int) crc.getValue() != stored) {
-                throw new BinlogFormatException(name, position, EventType.nameOf(buf[at + 4] & 0xff),
+                throw new BinlogFormatException(name, position, EventType.nameOf(raw.getUnsignedByte(at + 4)),
                         "checksum mismatch: the event's CRC32 is 0x" + Integer.toHexString(stored) + ", its bytes give 0x"
                                 + Integer.toHexString((int) crc.getValue()), null);
             }
@@ -187,9 +192,12 @@ final class BinlogEventScanner implements Closeable {
         return (int) size;
     }
 
-    /** The buffer holding the event {@link #nextRaw} returned last. */
-    byte[] rawBuffer() {
-        return buf;
+    /**
+     * The buffer holding the event {@link #nextRaw} returned last (a direct buffer the file was read into, with no
+     * copy in between); a caller that keeps a slice of it retains the slice.
+     */
+    ByteBuf rawBuffer() {
+        return raw;
     }
 
     /** Where the event {@link #nextRaw} returned last starts in {@link #rawBuffer()}. */
@@ -220,19 +228,16 @@ final class BinlogEventScanner implements Closeable {
 
     /** Makes {@code need} bytes from {@code position} available in {@code buf}; false if the file ends first. */
     private boolean ensure(int need, long limit) throws IOException {
-        int have = (int) (bufStart + bufLen - position);
+        long end = bufStart + bufLen;
+        int have = position >= bufStart && position <= end ? (int) (end - position) : 0; // 0: nextRaw moved past it
         if (have >= need) {
             return true;
         }
         long want = Math.max(need, Math.min(CHUNK, limit - position));
         int size = (int) Math.max(need, Math.min(want, Integer.MAX_VALUE - 16));
-        // a chunk no event object refers to (only nextRaw read it) is reused: no allocation per megabyte served
-        byte[] next = !handedOut && buf.length >= size ? buf : new byte[size];
+        byte[] next = new byte[size]; // never reused: events returned by next() refer to it
         if (have > 0) {
             System.arraycopy(buf, (int) (position - bufStart), next, 0, have);
-        }
-        if (next != buf) {
-            handedOut = false;
         }
         ByteBuffer b = ByteBuffer.wrap(next, have, next.length - have);
         long readAt = position + have;
@@ -249,8 +254,54 @@ final class BinlogEventScanner implements Closeable {
         return bufLen >= need;
     }
 
+    /**
+     * Makes {@code need} bytes from {@code position} available in {@link #raw}, a direct buffer read straight from
+     * the file (one copy, the kernel's); false if the file ends first. A new buffer is taken for every chunk: the
+     * previous one lives on for as long as slices of it wait to be written.
+     */
+    private boolean ensureRaw(int need, long limit) throws IOException {
+        long end = raw == null ? rawStart : rawStart + raw.writerIndex();
+        int have = raw != null && position >= rawStart && position <= end ? (int) (end - position) : 0;
+        if (have >= need) {
+            return true;
+        }
+        ByteBuf next = read(need, limit, have);
+        releaseRaw();
+        raw = next;
+        rawStart = position;
+        return raw.writerIndex() >= need;
+    }
+
+    /** A direct buffer holding the bytes from {@link #position} on: what {@link #raw} holds of them, then the file's. */
+    private ByteBuf read(int need, long limit, int have) throws IOException {
+        int size = (int) Math.max(need, Math.min(RAW_CHUNK, limit - position));
+        ByteBuf next = ByteBufAllocator.DEFAULT.directBuffer(size, size);
+        try {
+            if (have > 0) {
+                next.writeBytes(raw, (int) (position - rawStart), have);
+            }
+            while (next.isWritable()) {
+                if (next.writeBytes(channel, position + next.writerIndex(), next.writableBytes()) <= 0) {
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            next.release();
+            throw e;
+        }
+        return next;
+    }
+
+    private void releaseRaw() {
+        if (raw != null) {
+            raw.release();
+            raw = null;
+        }
+    }
+
     @Override
     public void close() throws IOException {
+        releaseRaw();
         channel.close();
     }
 }

@@ -1,5 +1,7 @@
 package io.tributary.storage.binlog;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.EventHeader;
 import io.tributary.core.event.EventType;
@@ -167,11 +169,11 @@ public final class BinlogFileReader implements Closeable {
 
     /**
      * What {@link #nextEvents} hands over: one event's bytes, {@code length} bytes of {@code buffer} from
-     * {@code offset}, valid during the call only.
+     * {@code offset}. The buffer is the reader's; a sink that keeps the bytes past the call retains a slice of it.
      */
     @FunctionalInterface
     public interface EventBytes {
-        void accept(int typeCode, byte[] buffer, int offset, int length);
+        void accept(int typeCode, ByteBuf buffer, int offset, int length);
     }
 
     /**
@@ -194,7 +196,8 @@ public final class BinlogFileReader implements Closeable {
                 BinlogEvent e = scanner.next(limit);
                 if (e != null) {
                     formatDescription = e;
-                    sink.accept(EventType.FORMAT_DESCRIPTION.code(), e.buffer(), e.bufferOffset(), e.length());
+                    sink.accept(EventType.FORMAT_DESCRIPTION.code(),
+                            Unpooled.wrappedBuffer(e.buffer(), e.bufferOffset(), e.length()), 0, e.length());
                     handed += e.length();
                     if (handed >= maxBytes) {
                         return handed;
@@ -204,9 +207,9 @@ public final class BinlogFileReader implements Closeable {
             } else {
                 int size = scanner.nextRaw(limit);
                 if (size >= 0) {
-                    byte[] b = scanner.rawBuffer();
+                    ByteBuf b = scanner.rawBuffer();
                     int at = scanner.rawOffset();
-                    int type = b[at + 4] & 0xff;
+                    int type = b.getUnsignedByte(at + 4);
                     if (deliver(type, b, at, size)) {
                         sink.accept(type, b, at, size);
                         handed += size;
@@ -249,37 +252,32 @@ public final class BinlogFileReader implements Closeable {
             formatDescription = e;
             return true;
         }
-        return deliver(e.type() == null ? -1 : e.type().code(), e.buffer(), e.bufferOffset(), e.length());
+        return deliver(e.type() == null ? -1 : e.type().code(), Unpooled.wrappedBuffer(e.buffer()), e.bufferOffset(),
+                e.length());
     }
 
     /**
      * Tracks rotation and skipping for an event other than the format description, read from its bytes; whether to
      * hand it to the subscriber.
      */
-    private boolean deliver(int type, byte[] b, int at, int size) {
+    private boolean deliver(int type, ByteBuf b, int at, int size) {
         int body = at + EventHeader.LENGTH;
         if (type == EventType.ROTATE.code()) {
-            pendingRotate = BinlogPosition.afterRotate(b, at, size, scanner.formatDescription().checksumLength()).file();
+            byte[] rotate = new byte[size];
+            b.getBytes(at, rotate);
+            pendingRotate = BinlogPosition.afterRotate(rotate, 0, size, scanner.formatDescription().checksumLength()).file();
             return true;
         }
         if (type == EventType.GTID.code()) { // flags (1), source id (16, big-endian), sequence number (8)
-            skipping = readLong(b, body + 1, false) == serverUuid.getMostSignificantBits()
-                    && readLong(b, body + 9, false) == serverUuid.getLeastSignificantBits()
-                    && executed.contains(readLong(b, body + 17, true));
+            skipping = b.getLong(body + 1) == serverUuid.getMostSignificantBits()
+                    && b.getLong(body + 9) == serverUuid.getLeastSignificantBits()
+                    && executed.contains(b.getLongLE(body + 17));
         } else if (type == EventType.MARIA_GTID.code()) { // sequence number (8) first
-            skipping = executed.contains(readLong(b, body, true));
+            skipping = executed.contains(b.getLongLE(body));
         } else if (type == EventType.PREVIOUS_GTIDS.code() || type == EventType.GTID_LIST.code()) {
             return true;
         }
         return !skipping;
-    }
-
-    private static long readLong(byte[] b, int at, boolean littleEndian) {
-        long v = 0;
-        for (int i = 0; i < 8; i++) {
-            v = v << 8 | (b[littleEndian ? at + 7 - i : at + i] & 0xffL);
-        }
-        return v;
     }
 
     private void open(String file) throws IOException {

@@ -147,7 +147,7 @@ class BinlogFileReaderTest {
                 try (BinlogFileReader r = BinlogFileReader.fromGtids(w, set)) {
                     while (r.nextEvents((type, b, at, length) -> {
                         types.add(type);
-                        bytes.add(java.util.HexFormat.of().formatHex(b, at, at + length));
+                        bytes.add(io.netty.buffer.ByteBufUtil.hexDump(b, at, length));
                     }, 1000, Duration.ofMillis(50)) > 0) {
                         // batches of about 1000 bytes
                     }
@@ -155,6 +155,45 @@ class BinlogFileReaderTest {
                 assertThat(bytes).as("events after [%s]", set).hasSize(objects.size()).isEqualTo(objects);
                 assertThat(types).contains(EventType.ROTATE.code(), EventType.FORMAT_DESCRIPTION.code());
             }
+        }
+    }
+
+    /**
+     * The bytes path hands over slices of the direct buffers the file is read into: a sink that retains them (as the
+     * dump server does while a batch waits in a subscriber's socket queue) still reads the same bytes after the
+     * reader moved on through later chunks and was closed, and once released nothing stays held.
+     */
+    @Test
+    void shouldKeepRetainedEventBytesValidAfterTheReaderMovesOn(@TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 64L << 20, SyncPolicy.NONE);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
+            int transactions = 0;
+            while (transactions % 100 != 0
+                    || java.nio.file.Files.size(dir.resolve("binlog.000001")) < 2 * BinlogEventScanner.RAW_CHUNK + 4096) {
+                w.append(feed.next());
+                transactions++;
+            }
+            assertThat(w.durability().awaitSequence(transactions, Duration.ofSeconds(10))).isTrue();
+            List<String> objects = new ArrayList<>();
+            try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
+                for (BinlogEvent e = r.next(Duration.ofMillis(50)); e != null; e = r.next(Duration.ofMillis(50))) {
+                    objects.add(java.util.HexFormat.of().formatHex(e.buffer(), e.bufferOffset(),
+                            e.bufferOffset() + e.length()));
+                }
+            }
+            List<io.netty.buffer.ByteBuf> kept = new ArrayList<>();
+            try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
+                while (r.nextEvents((type, b, at, length) -> kept.add(b.retainedSlice(at, length)), 64 * 1024,
+                        Duration.ofMillis(50)) > 0) {
+                    // batches of 64 KB, across several chunks
+                }
+            }
+            assertThat(kept.stream().map(b -> java.util.HexFormat.of().formatHex(io.netty.buffer.ByteBufUtil.getBytes(b)))
+                    .toList()).isEqualTo(objects);
+            kept.forEach(io.netty.buffer.ByteBuf::release);
+            assertThat(kept.subList(1, kept.size())).as("the events after the format description (a heap copy)")
+                    .allSatisfy(b -> assertThat(b.refCnt()).isZero());
         }
     }
 
