@@ -33,7 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends the global binlog to one subscriber, on its own thread (never an event loop): a fake ROTATE naming
+ * Sends the global binlog to one subscriber, on its own thread: a fake ROTATE naming
  * the start file and position, the file's FORMAT_DESCRIPTION, then every durable event from the
  * {@link BinlogFileReader}, each as a packet {@code 0x00 + event bytes}. At the end it blocks on the writer's
  * durability notification (no polling), sends a HEARTBEAT when idle for the negotiated period, or, in
@@ -50,7 +50,16 @@ import org.slf4j.LoggerFactory;
  * message saying what exists; one this daemon has not written yet waits up to {@code dump.aheadWait} for it (a
  * subscriber that moved to a twin a little behind), then gets 1236 saying how far behind the daemon is.
  *
- * <p>Thread-safety: {@link #run()} on one thread; {@link #writabilityChanged()} from the event loop;
+ * <p>Reading the files while durable events are there, the work moves to the channel's event loop ({@link
+ * #pumpFiles}): it reads a batch, writes it and reads the next while the channel is writable, as a server's binlog
+ * sender thread does, instead of handing every batch from this thread to the loop and waiting to be woken (on 2
+ * cores the subscriber, this thread and the loop were three busy threads, and the hand-offs cost more CPU than the
+ * reading). Reads come from the page cache, a batch at a time, and the loop moves on to its other channels between
+ * batches. This thread waits meanwhile, and takes over again at the durable end (waits, heartbeats, the cache).
+ *
+ * <p>Thread-safety: {@link #run()} on one thread, which hands its state to the event loop while a pump runs and
+ * waits for it to end (the task queue and the pump's future order the accesses); {@link #writabilityChanged()}
+ * from the event loop;
  * {@link #sentPosition()} and {@link #sentSequence()} from any thread (volatile, written once per batch handed to the
  * event loop, not per event).
  */
@@ -59,6 +68,8 @@ final class BinlogStreamer implements Runnable {
     private static final Duration MAX_WAIT = Duration.ofMillis(500);
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final int JOIN_CHECK_EVENTS = 16;
+    /** Batches one pump step sends before the event loop serves its other channels. */
+    private static final int PUMP_BATCHES = 8;
     /** Bytes of events read from the files and framed into one buffer, one write, at a time. */
     private static final int FILE_BATCH = 256 * 1024;
     /** Where an event starts in its packet: after the 4-byte header and the 0x00 status byte. */
@@ -77,6 +88,14 @@ final class BinlogStreamer implements Runnable {
     private long unflushed;
     /** Packets ({@link MySqlPacket}, {@link FramedPackets}) queued for the next hand-off to the event loop. */
     private List<Object> pending = new ArrayList<>();
+    /** Set while the event loop reads the files for this subscriber ({@link #pumpFiles}). */
+    private volatile java.util.concurrent.CompletableFuture<Void> pump;
+    /** Whether a {@link #pumpStep} is running (event loop only): a writability change inside it does not start another. */
+    private boolean inPumpStep;
+    /** Batches sent from the files, by this subscriber: what a pump moved. */
+    private long fromFilesHere;
+    /** Batches sent by the pump since the last look for the cache. */
+    private int pumpSinceJoinCheck;
     /** The batch {@link #frame} adds to while the files are read. */
     private EventPacketGather gather;
     private final List<TailCache.Entry> cached = new ArrayList<>();
@@ -121,6 +140,14 @@ final class BinlogStreamer implements Runnable {
 
     /** Wakes the streamer when the channel's outbound buffer drained. */
     void writabilityChanged() {
+        java.util.concurrent.CompletableFuture<Void> p = pump;
+        if (p != null && !p.isDone() && channel.eventLoop().inEventLoop()) {
+            if (!channel.isActive()) {
+                p.complete(null);
+            } else if (channel.isWritable()) {
+                pumpStep();
+            }
+        }
         synchronized (writable) {
             writable.notifyAll();
         }
@@ -172,6 +199,10 @@ final class BinlogStreamer implements Runnable {
         long sinceJoinCheck = 0;
         while (channel.isActive() && !Thread.currentThread().isInterrupted()) {
             awaitWritable();
+            if (cursor < 0 && pumpFiles()) {
+                lastSent = System.nanoTime();
+                continue;
+            }
             if (sendNext(Duration.ZERO)) {
                 lastSent = System.nanoTime();
                 // a subscriber reading the files behind a fast writer may never reach the end: look for the cache now and then
@@ -274,6 +305,7 @@ final class BinlogStreamer implements Runnable {
         }
         sequenceId = packets.nextSequenceId();
         fromFiles.add(events);
+        fromFilesHere++;
         queue(packets, packets.bytes().readableBytes());
         return true;
     }
@@ -299,6 +331,103 @@ final class BinlogStreamer implements Runnable {
             copy.setShortLE(start + 17, flags & ~EventHeader.LOG_EVENT_BINLOG_IN_USE_F);
         } else {
             gather.add(b, at, size);
+        }
+    }
+
+    /**
+     * Has the channel's event loop read and send the files' durable events for as long as there are any now and the
+     * subscriber is there ({@link #pumpStep}), and waits until it stops: at the durable end, on joining the cache, or
+     * on an error, which is thrown here.
+     *
+     * @return whether anything was sent
+     */
+    private boolean pumpFiles() throws IOException, InterruptedException {
+        flush(); // what this thread queued goes first: the loop runs its tasks in order
+        long before = fromFilesHere;
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        pump = done;
+        try {
+            channel.eventLoop().execute(this::pumpStep);
+            done.get();
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return false; // the server is shutting down
+        } catch (InterruptedException e) {
+            stopPump(done);
+            throw e;
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IOException(cause);
+        } finally {
+            pump = null;
+        }
+        return fromFilesHere != before;
+    }
+
+    /**
+     * Stops a pump this thread no longer waits for (the connection ended), and waits until the event loop has taken
+     * notice, so the reader is not closed under a running step.
+     */
+    private void stopPump(java.util.concurrent.CompletableFuture<Void> done) {
+        java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
+        try {
+            channel.eventLoop().execute(() -> {
+                done.complete(null);
+                stopped.complete(null);
+            });
+            stopped.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the loop is gone: nothing runs a step any more
+        } catch (InterruptedException | java.util.concurrent.ExecutionException
+                 | java.util.concurrent.TimeoutException e) {
+            LOG.debug("stopping a subscriber's file pump: {}", e.toString());
+        }
+    }
+
+    /**
+     * On the event loop: sends batches from the files while the channel is writable, up to {@value #PUMP_BATCHES}
+     * before letting the loop's other channels run; ends the pump when no durable event is left or the cache can
+     * take over. A step that stops because the channel is full is resumed by {@link #writabilityChanged()}.
+     */
+    private void pumpStep() {
+        java.util.concurrent.CompletableFuture<Void> done = pump;
+        if (done == null || done.isDone() || inPumpStep) {
+            return;
+        }
+        inPumpStep = true;
+        try {
+            for (int i = 0; i < PUMP_BATCHES; i++) {
+                if (!channel.isActive()) {
+                    done.complete(null);
+                    return;
+                }
+                if (!channel.isWritable()) {
+                    return; // writabilityChanged() resumes
+                }
+                if (!sendFromFiles(Duration.ZERO)) {
+                    flush();
+                    done.complete(null);
+                    return;
+                }
+                flush();
+                if (++pumpSinceJoinCheck >= JOIN_CHECK_EVENTS) {
+                    pumpSinceJoinCheck = 0;
+                    if (tryJoinCache()) {
+                        done.complete(null);
+                        return;
+                    }
+                }
+            }
+            channel.eventLoop().execute(this::pumpStep);
+        } catch (Throwable e) {
+            done.completeExceptionally(e);
+        } finally {
+            inPumpStep = false;
         }
     }
 
@@ -559,6 +688,13 @@ final class BinlogStreamer implements Runnable {
         long bytes = unflushed;
         pending = new ArrayList<>();
         unflushed = 0;
+        if (channel.eventLoop().inEventLoop()) { // a pump step: write now, in order with what the loop has queued
+            for (Object p : batch) {
+                channel.write(p);
+            }
+            channel.flush();
+            return;
+        }
         inFlightBytes.addAndGet(bytes);
         try {
             channel.eventLoop().execute(() -> {

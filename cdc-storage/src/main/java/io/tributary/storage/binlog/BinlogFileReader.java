@@ -186,12 +186,16 @@ public final class BinlogFileReader implements Closeable {
     public long nextEvents(EventBytes sink, long maxBytes, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long handed = 0;
+        long limit = -1; // looked up again only where the events read so far end (it was a tenth of the cost)
         while (true) {
             if (pendingRotate != null) {
                 open(pendingRotate);
                 pendingRotate = null;
+                limit = -1;
             }
-            long limit = durableLimit();
+            if (limit < 0 || scanner.position() + EventHeader.LENGTH > limit) {
+                limit = durableLimit();
+            }
             if (scanner.formatDescription() == null) { // a file's first event: decoded, once per file
                 BinlogEvent e = scanner.next(limit);
                 if (e != null) {
