@@ -292,12 +292,20 @@ final class BinlogStreamer implements Runnable {
         gather = g;
         try {
             reader.nextEvents(this::frame, FILE_BATCH, timeout);
-        } catch (IOException | InterruptedException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
+            send(g); // the events before a damaged one are good: the subscriber gets them, then the error
+            throw e;
+        } catch (InterruptedException e) {
             g.discard();
             throw e;
         } finally {
             gather = null;
         }
+        return send(g);
+    }
+
+    /** Queues what {@code g} gathered; false if it holds nothing. */
+    private boolean send(EventPacketGather g) {
         int events = g.events();
         FramedPackets packets = g.finish();
         if (packets == null) {

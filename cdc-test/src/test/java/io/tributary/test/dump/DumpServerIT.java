@@ -302,6 +302,72 @@ class DumpServerIT {
         assertThat(gtidFuture.getMessage()).contains("100000").contains(":1-150");
     }
 
+    /**
+     * A damaged event in the global binlog's files (a flipped byte in a body: its CRC32 no longer matches) stops
+     * the subscriber that reads it with error 1236 naming the file, the offset and the checksum, after every event
+     * before it; a subscriber starting past the damaged file is served in full meanwhile.
+     */
+    @Test
+    void aDamagedEventInTheFilesGetsError1236SayingWhereAndOthersAreStillServed() throws Exception {
+        start(BinlogFlavor.MYSQL, 64 * 1024, "0", 600);
+        assertThat(writer.index().entries().size()).as("the binlog spans several files").isGreaterThan(3);
+        java.nio.file.Path file = dir.resolve("binlog.000002");
+        long middle = java.nio.file.Files.size(file) / 2;
+        long damagedEvent = -1;
+        long gtidsBefore = 0;
+        try (var r = io.tributary.storage.binlog.BinlogFileReader.at(writer,
+                new io.tributary.storage.binlog.BinlogPosition("binlog.000001", 4))) {
+            for (var e = r.next(Duration.ofMillis(100)); e != null && damagedEvent < 0; e = r.next(Duration.ofMillis(100))) {
+                boolean inFile = r.position().file().equals("binlog.000002");
+                if (inFile && e.offset() >= middle && e.length() > 60
+                        && e.type() != io.tributary.core.event.EventType.GTID) {
+                    damagedEvent = e.offset();
+                } else if (e.type() == io.tributary.core.event.EventType.GTID) {
+                    gtidsBefore++;
+                }
+            }
+        }
+        try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+            ch.read(b, damagedEvent + 40);
+            ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) (b.get(0) ^ 0x55)}), damagedEvent + 40);
+        }
+
+        List<Event> events = new CopyOnWriteArrayList<>();
+        List<Exception> failures = new CopyOnWriteArrayList<>();
+        BinaryLogClient c = client(events, failures);
+        c.setBinlogFilename("binlog.000001");
+        c.setBinlogPosition(4);
+        CompletableFuture<Void> connecting = CompletableFuture.runAsync(() -> {
+            try {
+                c.connect();
+            } catch (Exception ex) {
+                failures.add(ex);
+            }
+        });
+        await("an error", Duration.ofSeconds(20), () -> failures.stream().anyMatch(ServerException.class::isInstance));
+        connecting.get(10, TimeUnit.SECONDS);
+        ServerException e = (ServerException) failures.stream().filter(ServerException.class::isInstance).findFirst()
+                .orElseThrow();
+        assertThat(e.getErrorCode()).isEqualTo(1236);
+        assertThat(e.getMessage()).contains("binlog.000002").contains(Long.toString(damagedEvent)).contains("checksum");
+        assertThat(count(events, EventType.GTID)).as("every event before the damaged one, once")
+                .isEqualTo(gtidsBefore);
+
+        List<Event> later = new CopyOnWriteArrayList<>();
+        List<Exception> laterFailures = new CopyOnWriteArrayList<>();
+        BinaryLogClient d = client(later, laterFailures);
+        d.setBinlogFilename("binlog.000003");
+        d.setBinlogPosition(4);
+        d.connect(10_000);
+        String last = writer.index().last().file();
+        long lastEnd = java.nio.file.Files.size(dir.resolve(last));
+        await("the last file", Duration.ofSeconds(30), () -> last.equals(d.getBinlogFilename())
+                && d.getBinlogPosition() >= lastEnd || !laterFailures.isEmpty());
+        assertThat(laterFailures).isEmpty();
+    }
+
     private ServerException dumpError(java.util.function.Consumer<BinaryLogClient> setup) throws Exception {
         List<Event> events = new CopyOnWriteArrayList<>();
         List<Exception> failures = new CopyOnWriteArrayList<>();
