@@ -54,8 +54,9 @@ import org.slf4j.LoggerFactory;
  * #pumpFiles}): it reads a batch, writes it and reads the next while the channel is writable, as a server's binlog
  * sender thread does, instead of handing every batch from this thread to the loop and waiting to be woken (on 2
  * cores the subscriber, this thread and the loop were three busy threads, and the hand-offs cost more CPU than the
- * reading). Reads come from the page cache, a batch at a time, and the loop moves on to its other channels between
- * batches. This thread waits meanwhile, and takes over again at the durable end (waits, heartbeats, the cache).
+ * reading). Reads come from the page cache, a batch at a time, and the loop moves on to its other channels every
+ * {@value #PUMP_BATCHES} batches; a batch slower than 2 ms (a read from the disk) hands the reading back to this
+ * thread for a while, so the loop's other subscribers never wait on the disk. This thread waits meanwhile, and takes over again at the durable end (waits, heartbeats, the cache).
  *
  * <p>Thread-safety: {@link #run()} on one thread, which hands its state to the event loop while a pump runs and
  * waits for it to end (the task queue and the pump's future order the accesses); {@link #writabilityChanged()}
@@ -70,6 +71,10 @@ final class BinlogStreamer implements Runnable {
     private static final int JOIN_CHECK_EVENTS = 16;
     /** Batches one pump step sends before the event loop serves its other channels. */
     private static final int PUMP_BATCHES = 8;
+    /** A pump batch slower than this (read from the disk, not the page cache) hands the reading back to the thread. */
+    private static final long PUMP_SLOW_NANOS = 2_000_000;
+    /** Batches the thread then sends itself before the event loop tries again. */
+    private static final int THREAD_BATCHES_AFTER_SLOW = 64;
     /** Bytes of events read from the files and framed into one buffer, one write, at a time. */
     private static final int FILE_BATCH = 256 * 1024;
     /** Where an event starts in its packet: after the 4-byte header and the 0x00 status byte. */
@@ -92,6 +97,8 @@ final class BinlogStreamer implements Runnable {
     private volatile java.util.concurrent.CompletableFuture<Void> pump;
     /** Whether a {@link #pumpStep} is running (event loop only): a writability change inside it does not start another. */
     private boolean inPumpStep;
+    /** Batches this thread sends itself before the next pump (after a slow pump batch). */
+    private int threadBatchesLeft;
     /** Batches sent from the files, by this subscriber: what a pump moved. */
     private long fromFilesHere;
     /** Batches sent by the pump since the last look for the cache. */
@@ -199,12 +206,13 @@ final class BinlogStreamer implements Runnable {
         long sinceJoinCheck = 0;
         while (channel.isActive() && !Thread.currentThread().isInterrupted()) {
             awaitWritable();
-            if (cursor < 0 && pumpFiles()) {
+            if (cursor < 0 && threadBatchesLeft == 0 && pumpFiles()) {
                 lastSent = System.nanoTime();
                 continue;
             }
             if (sendNext(Duration.ZERO)) {
                 lastSent = System.nanoTime();
+                threadBatchesLeft = Math.max(0, threadBatchesLeft - 1);
                 // a subscriber reading the files behind a fast writer may never reach the end: look for the cache now and then
                 if (cursor < 0 && ++sinceJoinCheck >= JOIN_CHECK_EVENTS) {
                     sinceJoinCheck = 0;
@@ -417,12 +425,20 @@ final class BinlogStreamer implements Runnable {
                 if (!channel.isWritable()) {
                     return; // writabilityChanged() resumes
                 }
+                long started = System.nanoTime();
                 if (!sendFromFiles(Duration.ZERO)) {
                     flush();
                     done.complete(null);
                     return;
                 }
                 flush();
+                if (System.nanoTime() - started > PUMP_SLOW_NANOS) {
+                    // not from the page cache (or the machine is busy): the loop's other channels must not wait
+                    // on the disk, so this subscriber's thread reads the next batches itself
+                    threadBatchesLeft = THREAD_BATCHES_AFTER_SLOW;
+                    done.complete(null);
+                    return;
+                }
                 if (++pumpSinceJoinCheck >= JOIN_CHECK_EVENTS) {
                     pumpSinceJoinCheck = 0;
                     if (tryJoinCache()) {
