@@ -69,6 +69,15 @@ final class BinlogStreamer implements Runnable {
     private static final Duration MAX_WAIT = Duration.ofMillis(500);
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final int JOIN_CHECK_EVENTS = 16;
+    /**
+     * A write the channel refused (the encoder's sequence check, a closed socket) ends the connection with the reason
+     * logged: the subscriber must not wait forever for bytes that were dropped.
+     */
+    private static final io.netty.channel.ChannelFutureListener WRITE_FAILED = f -> {
+        if (!f.isSuccess() && f.channel().isActive()) {
+            f.channel().pipeline().fireExceptionCaught(f.cause());
+        }
+    };
     /** Batches one pump step sends before the event loop serves its other channels. */
     private static final int PUMP_BATCHES = 8;
     /** A pump batch slower than this (read from the disk, not the page cache) hands the reading back to the thread. */
@@ -184,6 +193,10 @@ final class BinlogStreamer implements Runnable {
                 LOG.warn("dump to {} stopped at {}: {}", channel.remoteAddress(), opened, e.toString());
                 sendError("Tributary could not read the global binlog: " + e.getMessage());
             }
+        } catch (Error e) { // the executor's future would swallow it: the subscriber would wait forever, unanswered
+            LOG.error("dump to {} failed at {}", channel.remoteAddress(), opened, e);
+            channel.close();
+            throw e;
         } finally {
             closeReader();
         }
@@ -361,9 +374,13 @@ final class BinlogStreamer implements Runnable {
         flush(); // what this thread queued goes first: the loop runs its tasks in order
         long before = fromFilesHere;
         java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
-        pump = done;
         try {
-            channel.eventLoop().execute(this::pumpStep);
+            channel.eventLoop().execute(() -> {
+                // set here, after the batches this thread handed over earlier were written: a writability change
+                // while they are being written must not start a step that overtakes them
+                pump = done;
+                pumpStep();
+            });
             done.get();
         } catch (java.util.concurrent.RejectedExecutionException e) {
             return false; // the server is shutting down
@@ -714,7 +731,7 @@ final class BinlogStreamer implements Runnable {
         unflushed = 0;
         if (channel.eventLoop().inEventLoop()) { // a pump step: write now, in order with what the loop has queued
             for (Object p : batch) {
-                channel.write(p);
+                channel.write(p).addListener(WRITE_FAILED);
             }
             channel.flush();
             return;
@@ -723,7 +740,7 @@ final class BinlogStreamer implements Runnable {
         try {
             channel.eventLoop().execute(() -> {
                 for (Object p : batch) {
-                    channel.write(p);
+                    channel.write(p).addListener(WRITE_FAILED);
                 }
                 inFlightBytes.addAndGet(-bytes);
                 channel.flush();
