@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +71,19 @@ final class BinlogStreamer implements Runnable {
     private final Object writable = new Object();
     private final java.util.concurrent.atomic.AtomicLong inFlightBytes = new java.util.concurrent.atomic.AtomicLong();
     private final TailCache cache;
+    /** Serves this subscriber while it is lent (see {@link #lend}); null when there is none. */
+    private final TailFanOut fanOut;
+    /** Who owns the position fields: this thread ({@code OWN}) or, while lent, the fan-out. */
+    private final java.util.concurrent.atomic.AtomicInteger lendState = new java.util.concurrent.atomic.AtomicInteger();
+    private static final int OWN = 0;
+    private static final int LENT = 1;
+    private static final int CLAIMED = 2;
+    private static final int HANDED_BACK = 3;
+    /** The cursor while lent (the fan-out groups subscribers by it before claiming one). */
+    private volatile long lentAt;
+    private volatile Thread runner;
+    /** When something was last handed to the connection (by this thread or, while lent, the fan-out). */
+    private long lastSent;
     private final LongAdder fromFiles;
     private final LongAdder fromCache;
     private int sequenceId;
@@ -92,7 +106,8 @@ final class BinlogStreamer implements Runnable {
     private volatile long sentSequence;
 
     BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId, TailCache cache,
-                   LongAdder fromFiles, LongAdder fromCache, Duration aheadWait) {
+                   TailFanOut fanOut, LongAdder fromFiles, LongAdder fromCache, Duration aheadWait) {
+        this.fanOut = fanOut;
         this.aheadWait = aheadWait;
         this.channel = channel;
         this.writer = writer;
@@ -127,6 +142,7 @@ final class BinlogStreamer implements Runnable {
 
     @Override
     public void run() {
+        runner = Thread.currentThread();
         String opened = null;
         try {
             reader = open();
@@ -167,7 +183,7 @@ final class BinlogStreamer implements Runnable {
 
     private void stream() throws IOException, InterruptedException {
         long heartbeatNanos = request.heartbeatPeriod().toNanos();
-        long lastSent = System.nanoTime();
+        lastSent = System.nanoTime();
         long sinceJoinCheck = 0;
         while (channel.isActive() && !Thread.currentThread().isInterrupted()) {
             awaitWritable();
@@ -197,10 +213,120 @@ final class BinlogStreamer implements Runnable {
                 lastSent = System.nanoTime();
                 continue;
             }
-            if (sendNext(Duration.ofNanos(Math.min(untilHeartbeat, MAX_WAIT.toNanos())))) {
+            long wait = Math.min(untilHeartbeat, MAX_WAIT.toNanos());
+            if (cursor >= 0 && fanOut != null && fanOut.cache() == cache && pending.isEmpty()) {
+                lend(System.nanoTime() + wait);
+            } else if (sendNext(Duration.ofNanos(wait))) {
                 lastSent = System.nanoTime();
             }
         }
+    }
+
+    /**
+     * At the end of the cache with nothing pending: lends this subscriber to the {@link TailFanOut}, which sends what
+     * the cache publishes next to every waiting subscriber from one thread, and sleeps until {@code deadline} (a
+     * heartbeat or the periodic check) or until the fan-out hands it back (not writable, out of the cache, closing).
+     * The position fields belong to the fan-out from the lend until this thread takes them back (a compare-and-set on
+     * {@link #lendState}, or the hand-back).
+     */
+    private void lend(long deadline) {
+        lentAt = cursor;
+        lendState.set(LENT);
+        if (!fanOut.lend(this)) {
+            lendState.set(OWN);
+            LockSupport.parkNanos(this, Math.max(0, deadline - System.nanoTime()));
+            return;
+        }
+        while (lendState.get() != HANDED_BACK) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !channel.isActive() || Thread.currentThread().isInterrupted()) {
+                if (lendState.compareAndSet(LENT, OWN)) {
+                    fanOut.returned(this);
+                    return;
+                }
+                if (lendState.get() == CLAIMED) {
+                    LockSupport.parkNanos(this, 20_000); // the fan-out is queueing a write for it: a moment
+                }
+                continue;
+            }
+            LockSupport.parkNanos(this, left);
+        }
+        lendState.set(OWN);
+    }
+
+    /** The fan-out: the cursor it was lent at (read before claiming, to group subscribers). */
+    long lentCursor() {
+        return lentAt;
+    }
+
+    /** The fan-out: takes a lent subscriber for one delivery; false when its streamer took it back. */
+    boolean claim() {
+        return lendState.compareAndSet(LENT, CLAIMED);
+    }
+
+    /** The fan-out, after a claim: the subscriber stays lent. */
+    void release() {
+        lendState.set(LENT);
+    }
+
+    /** The fan-out, after a claim: gives the subscriber back to its streamer and wakes it. */
+    void handBack() {
+        lendState.set(HANDED_BACK);
+        Thread t = runner;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** The fan-out, after a claim: its packet sequence id. */
+    int lentSequenceId() {
+        return sequenceId;
+    }
+
+    /** The fan-out, after a claim: whether the connection is open and below its high water mark. */
+    boolean canTakeMore() {
+        return channel.isActive() && canWrite();
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    io.netty.channel.EventLoop eventLoop() {
+        return channel.eventLoop();
+    }
+
+    /**
+     * The fan-out, after a claim: it queued {@code events} cache entries ({@code bytes} framed) for this subscriber,
+     * ending at {@code next}, with packet sequence ids up to {@code nextSequenceId}; {@code lastGtid} is the last GTID
+     * sequence among them, or -1.
+     */
+    void sentByFanOut(int events, BinlogPosition next, int nextSequenceId, long lastGtid, int bytes, long now) {
+        cursor += events;
+        lentAt = cursor;
+        position = next;
+        afterRotate = false;
+        sequenceId = nextSequenceId;
+        if (lastGtid >= 0) {
+            lastSequence = lastGtid;
+        }
+        fromCache.add(events);
+        inFlightBytes.addAndGet(bytes);
+        lastSent = now;
+        sentPosition = next;
+        sentSequence = lastSequence;
+    }
+
+    /** On the event loop: {@code bytes} the fan-out queued were written into the channel. */
+    void written(int bytes) {
+        inFlightBytes.addAndGet(-bytes);
+        writabilityChanged();
+    }
+
+    /** The GTID sequence number of a GTID event starting at {@code offset} in {@code raw}. */
+    static long sequenceOf(EventType type, byte[] raw, int offset) {
+        return type == EventType.GTID ? readLong(raw, offset + EventHeader.LENGTH + 1 + 16)
+                : readLong(raw, offset + EventHeader.LENGTH);
     }
 
     /** Sends the next events, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
