@@ -31,6 +31,9 @@ import org.knowm.xchart.CategoryChart;
  * their cost hardly grows with N. One embedded MariaDB 10.11 shard; the transactions are {@code --rows}-row INSERTs.
  * For each N in {@code --subscribers} and each of {@code --rounds} rounds, alternating who goes first:
  * <ul>
+ *   <li>{@code floor}: a {@link FanOutFloorServer}, one thread writing each transaction (framed once) to every
+ *       subscriber's socket in turn, at the same rate; delay = arrival minus the start of its writes: the least any
+ *       server can do on this machine;</li>
  *   <li>{@code mariadb}: N subscribers tail the shard's binlog while one connection commits the INSERTs at
  *       {@code --rate} a second; delay = arrival of the XID at a subscriber minus the return of the INSERT
  *       (autocommit) to the loading connection;</li>
@@ -38,7 +41,8 @@ import org.knowm.xchart.CategoryChart;
  *       {@link GlobalBinlogWriter} (MariaDB flavor, {@code binlog.sync=none}: the dump path's figures, not the disk's)
  *       at the same rate while N subscribers tail the {@link DumpServer}; delay = arrival minus the moment the
  *       transaction was published durable; then the writer flat out ({@code --burst} transactions) while all tail:
- *       its transactions per second;</li>
+ *       its transactions per second (every other subscriber starts at the file's start, so that they reach the
+ *       cache's end having sent different numbers of packets);</li>
  *   <li>{@code tributary+stalled}: the same with one more subscriber that asks for the dump and never reads.</li>
  * </ul>
  * Each run has one second of warm-up at the rate, then {@code --seconds} measured. Delay p50 and p99 are over every
@@ -51,7 +55,7 @@ import org.knowm.xchart.CategoryChart;
  * </pre>
  */
 public final class DumpTailBenchmark {
-    private static final List<String> TARGETS = List.of("mariadb", "tributary", "tributary+stalled");
+    private static final List<String> TARGETS = List.of("floor", "mariadb", "tributary", "tributary+stalled");
 
     private DumpTailBenchmark() {
     }
@@ -117,16 +121,20 @@ public final class DumpTailBenchmark {
             }
             CorpusBinlog corpus = CorpusBinlog.fromBytes(binlog.getFileName().toString(), Files.readAllBytes(binlog),
                     db -> db.equals("bench"));
-            System.out.printf("%d-row transactions; corpus of %d from the shard; %d/s for 1 + %d s per run%n", rows,
-                    corpus.size(), rate, seconds);
+            int rowsBytes = corpus.source(1).stream().mapToInt(e -> e.rawBytes().length).sum() - 19 - 4;
+            System.out.printf("%d-row transactions (%d bytes of row events); corpus of %d from the shard; %d/s for 1 + %d s"
+                    + " per run%n", rows, rowsBytes, corpus.size(), rate, seconds);
             List<Run> runs = new ArrayList<>();
             for (int round = 1; round <= rounds; round++) {
                 for (int n : subscribers) {
                     List<String> order = new ArrayList<>(TARGETS);
                     java.util.Collections.rotate(order, round - 1); // alternate who goes first
                     for (String t : order) {
-                        Run r = t.equals("mariadb") ? mariadb(shard, loader, n, round, o)
-                                : tributary(corpus, work, n, t.endsWith("stalled"), round, o);
+                        Run r = switch (t) {
+                            case "floor" -> floor(rowsBytes, n, round, o);
+                            case "mariadb" -> mariadb(shard, loader, n, round, o);
+                            default -> tributary(corpus, work, n, t.endsWith("stalled"), round, o);
+                        };
                         runs.add(r);
                         System.out.printf("  round %d %-17s %3d subscribers: delay p50 %7.3f ms p99 %8.3f ms"
                                 + "  writer %,9.0f txn/s  read from files %d%n", round, t, n, r.p50Ms, r.p99Ms,
@@ -194,6 +202,36 @@ public final class DumpTailBenchmark {
         }
     }
 
+    /** The floor: one thread writing each transaction, framed once, to every subscriber's socket in turn. */
+    private static Run floor(int rowsBytes, int n, int round, Options o) throws Exception {
+        try (FanOutFloorServer server = new FanOutFloorServer(rowsBytes);
+             RawTailSubscribers subs = new RawTailSubscribers()) {
+            for (int i = 0; i < n; i++) {
+                subs.connect(server.port(), "repl", "repl-pass", "floor-bin.000001", 4);
+            }
+            server.awaitSubscribers(n);
+            subs.start();
+            int warm = o.rate();
+            RawTailSubscribers.Window w = subs.window(server.nextGtid() + warm, o.measured());
+            long[] published = new long[o.measured()];
+            long period = 1_000_000_000L / o.rate();
+            long t0 = System.nanoTime();
+            for (int i = 0; i < warm + o.measured(); i++) {
+                long due = t0 + i * period;
+                for (long left; (left = due - System.nanoTime()) > 0; ) {
+                    LockSupport.parkNanos(left);
+                }
+                if (i >= warm) {
+                    published[i - warm] = System.nanoTime();
+                }
+                server.publish();
+            }
+            awaitAll(subs, warm + o.measured());
+            long[] d = delays(w, i -> published[i]);
+            return new Run("floor", n, round, percentile(d, 0.5), percentile(d, 0.99), Double.NaN, 0);
+        }
+    }
+
     private static Run mariadb(ShardInfo shard, Loader loader, int n, int round, Options o) throws Exception {
         String file;
         long position;
@@ -239,8 +277,8 @@ public final class DumpTailBenchmark {
             if (stalled) {
                 subs.connectStalled(server.port(), "repl", "repl-pass", end.position().file(), end.position().position());
             }
-            for (int i = 0; i < n; i++) {
-                subs.connect(server.port(), "repl", "repl-pass", end.position().file(), end.position().position());
+            for (int i = 0; i < n; i++) { // every other one from the file's start: it joins the cache at another packet id
+                subs.connect(server.port(), "repl", "repl-pass", end.position().file(), i % 2 == 0 ? end.position().position() : 4);
             }
             subs.start();
             long filesBefore = server.eventsReadFromFiles();
@@ -330,20 +368,23 @@ public final class DumpTailBenchmark {
                 System.out.printf("| %s | %d | %.3f | %.3f | %.2f | %.2f | %s | %s | %d |%n", t, n,
                         median(rs, Run::p50Ms), median(rs, Run::p99Ms),
                         median(rs, Run::p50Ms) / median(base, Run::p50Ms), median(rs, Run::p99Ms) / median(base, Run::p99Ms),
-                        t.equals("mariadb") ? "-" : String.format("%,.0f", median(rs, Run::writerTps)),
-                        t.equals("mariadb") ? "-" : String.format("%.2f", median(rs, Run::writerTps)
+                        !t.startsWith("tributary") ? "-" : String.format("%,.0f", median(rs, Run::writerTps)),
+                        !t.startsWith("tributary") ? "-" : String.format("%.2f", median(rs, Run::writerTps)
                                 / median(by.get("tributary@" + first), Run::writerTps)),
                         rs.stream().mapToLong(Run::readFromFiles).max().orElse(0));
             }
         }
         System.out.println();
-        System.out.println("| subscribers | Tributary p50 / MariaDB p50 | Tributary p99 / MariaDB p99 |");
-        System.out.println("|---:|---:|---:|");
+        System.out.println("| subscribers | Tributary p50 / MariaDB p50 | Tributary p99 / MariaDB p99"
+                + " | Tributary p50 / floor p50 | Tributary p99 / floor p99 |");
+        System.out.println("|---:|---:|---:|---:|---:|");
         for (int n : o.subscribers()) {
             List<Run> t = by.get("tributary@" + n);
             List<Run> m = by.get("mariadb@" + n);
-            System.out.printf("| %d | %.2f | %.2f |%n", n, median(t, Run::p50Ms) / median(m, Run::p50Ms),
-                    median(t, Run::p99Ms) / median(m, Run::p99Ms));
+            List<Run> f = by.get("floor@" + n);
+            System.out.printf("| %d | %.2f | %.2f | %.2f | %.2f |%n", n, median(t, Run::p50Ms) / median(m, Run::p50Ms),
+                    median(t, Run::p99Ms) / median(m, Run::p99Ms), median(t, Run::p50Ms) / median(f, Run::p50Ms),
+                    median(t, Run::p99Ms) / median(f, Run::p99Ms));
         }
         if (o.out() == null) {
             return;
@@ -361,6 +402,7 @@ public final class DumpTailBenchmark {
         List<String> xs = Arrays.stream(o.subscribers()).mapToObj(Integer::toString).toList();
         for (String t : TARGETS) {
             String name = switch (t) {
+                case "floor" -> "floor (1 thread, 1 write per subscriber)";
                 case "mariadb" -> "MariaDB 10.11";
                 case "tributary" -> "Tributary";
                 default -> "Tributary, +1 stalled";

@@ -21,7 +21,8 @@ import java.util.List;
  * ({@code mysql_native_password}), set {@code @master_binlog_checksum='CRC32'} and {@code @mariadb_slave_capability=4}
  * and send COM_BINLOG_DUMP, then are read by ONE selector thread that only scans packet headers and the first bytes of
  * each event: a MariaDB GTID event's sequence number (a MySQL GTID's too) and the XID that ends its transaction, whose
- * arrival it timestamps ({@link System#nanoTime()} after the read that brought it). Nothing is decoded, copied or
+ * arrival it timestamps ({@link System#nanoTime()} after the read that brought it), and checks that the packets'
+ * sequence ids follow each other (the first error ends the run). Nothing is decoded, copied or
  * allocated per event, so the subscribers' cost hardly grows with N and the figures are the server's.
  *
  * <p>A {@linkplain #connectStalled stalled} subscriber logs in and asks for the dump like the others but is never
@@ -60,6 +61,8 @@ final class RawTailSubscribers implements Closeable {
         final SocketChannel channel;
         final byte[] header = new byte[4];
         int headerGot;
+        /** The sequence id the next packet must carry: the server's first answer to COM_BINLOG_DUMP (id 0) is 1. */
+        int expectedSequenceId = 1;
         int payloadLeft;
         int payloadLength;
         final byte[] head = new byte[HEAD];
@@ -160,6 +163,12 @@ final class RawTailSubscribers implements Closeable {
             if (s.headerGot < 4) {
                 s.header[s.headerGot++] = buf.get();
                 if (s.headerGot == 4) {
+                    int id = s.header[3] & 0xff;
+                    if (id != s.expectedSequenceId && error == null) {
+                        error = "subscriber " + s.index + " got packet sequence id " + id + ", expected "
+                                + s.expectedSequenceId;
+                    }
+                    s.expectedSequenceId = (id + 1) & 0xff;
                     s.payloadLength = (s.header[0] & 0xff) | (s.header[1] & 0xff) << 8 | (s.header[2] & 0xff) << 16;
                     s.payloadLeft = s.payloadLength;
                     s.headGot = 0;
