@@ -41,7 +41,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Where the events come from: the subscriber's own file reader until it reaches what the shared
  * {@link TailCache} holds (for a GTID subscriber: once past the last transaction of its set), then the cache,
- * with no file read; if it falls out of the cache (too slow) it continues from the files at its position.
+ * with no file read; if it falls out of the cache (too slow) it continues from the files at its position. Once at
+ * the cache's end with nothing pending, it lends the subscriber to the server's {@link TailFanOut}, which sends what
+ * the cache publishes next to every such subscriber from one thread, and sleeps until the fan-out hands it back, a
+ * heartbeat is due or the connection closes.
  *
  * <p>Back-pressure: it writes only while the channel's outbound buffer plus the batches handed to the event loop
  * are below the high water mark and otherwise waits, so a slow subscriber holds at most the water mark plus one
@@ -50,13 +53,21 @@ import org.slf4j.LoggerFactory;
  * message saying what exists; one this daemon has not written yet waits up to {@code dump.aheadWait} for it (a
  * subscriber that moved to a twin a little behind), then gets 1236 saying how far behind the daemon is.
  *
- * <p>Thread-safety: {@link #run()} on one thread; {@link #writabilityChanged()} from the event loop;
+ * <p>Thread-safety: {@link #run()} on one thread, except that while the subscriber is lent its position fields belong
+ * to the fan-out's thread (handed over and back through {@code lendState}); {@link #writabilityChanged()} from the
+ * event loop;
  * {@link #sentPosition()} and {@link #sentSequence()} from any thread (volatile, written once per batch handed to the
  * event loop, not per event).
  */
 final class BinlogStreamer implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(BinlogStreamer.class);
     private static final Duration MAX_WAIT = Duration.ofMillis(500);
+    /**
+     * How long a lent subscriber's thread sleeps at most when no heartbeat is due: a safety net only (a closed
+     * connection interrupts it, the fan-out hands it back when it needs it). Not {@link #MAX_WAIT}: N lent threads
+     * waking together twice a second took publishes back from the fan-out in bursts.
+     */
+    private static final Duration LENT_WAIT = Duration.ofSeconds(10);
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final int JOIN_CHECK_EVENTS = 16;
     /** Bytes of events read from the files and framed into one buffer, one write, at a time. */
@@ -214,9 +225,9 @@ final class BinlogStreamer implements Runnable {
                 continue;
             }
             long wait = Math.min(untilHeartbeat, MAX_WAIT.toNanos());
-            if (cursor >= 0 && fanOut != null && fanOut.cache() == cache && pending.isEmpty()) {
-                lend(System.nanoTime() + wait);
-            } else if (sendNext(Duration.ofNanos(wait))) {
+            boolean lent = cursor >= 0 && fanOut != null && fanOut.cache() == cache && pending.isEmpty()
+                    && lend(System.nanoTime() + Math.min(untilHeartbeat, LENT_WAIT.toNanos()));
+            if (!lent && sendNext(Duration.ofNanos(wait))) {
                 lastSent = System.nanoTime();
             }
         }
@@ -225,24 +236,24 @@ final class BinlogStreamer implements Runnable {
     /**
      * At the end of the cache with nothing pending: lends this subscriber to the {@link TailFanOut}, which sends what
      * the cache publishes next to every waiting subscriber from one thread, and sleeps until {@code deadline} (a
-     * heartbeat or the periodic check) or until the fan-out hands it back (not writable, out of the cache, closing).
+     * heartbeat, or {@link #LENT_WAIT}), until the connection closes (its thread is interrupted) or until the fan-out
+     * hands it back (not writable, out of the cache, closing).
      * The position fields belong to the fan-out from the lend until this thread takes them back (a compare-and-set on
-     * {@link #lendState}, or the hand-back).
+     * {@link #lendState}, or the hand-back). False when the fan-out has stopped: this thread waits on the cache itself.
      */
-    private void lend(long deadline) {
+    private boolean lend(long deadline) {
         lentAt = cursor;
         lendState.set(LENT);
         if (!fanOut.lend(this)) {
             lendState.set(OWN);
-            LockSupport.parkNanos(this, Math.max(0, deadline - System.nanoTime()));
-            return;
+            return false;
         }
         while (lendState.get() != HANDED_BACK) {
             long left = deadline - System.nanoTime();
             if (left <= 0 || !channel.isActive() || Thread.currentThread().isInterrupted()) {
                 if (lendState.compareAndSet(LENT, OWN)) {
                     fanOut.returned(this);
-                    return;
+                    return true;
                 }
                 if (lendState.get() == CLAIMED) {
                     LockSupport.parkNanos(this, 20_000); // the fan-out is queueing a write for it: a moment
@@ -252,6 +263,7 @@ final class BinlogStreamer implements Runnable {
             LockSupport.parkNanos(this, left);
         }
         lendState.set(OWN);
+        return true;
     }
 
     /** The fan-out: the cursor it was lent at (read before claiming, to group subscribers). */

@@ -29,12 +29,12 @@ import org.slf4j.LoggerFactory;
  * this thread and one task per event loop, instead of one woken {@link BinlogStreamer} thread, one framing and one
  * event-loop task per subscriber.
  *
- * <p>A subscriber is lent here by its streamer ({@link BinlogStreamer#lend}) only while it is in the cache, has
+ * <p>A subscriber is lent here by its streamer ({@code BinlogStreamer.lend}) only while it is in the cache, has
  * nothing pending and found nothing new; it is handed back, its streamer woken, as soon as anything needs that
  * thread: its channel is not writable or closed (back-pressure: a stalled subscriber never holds up this thread or
- * the others), its cursor left the cache, or the cache closed. The streamer takes it back itself for a heartbeat or
- * its periodic check. Ownership of the streamer's position fields moves with {@link BinlogStreamer}'s lend state (a
- * compare-and-set), so only one thread touches them at a time.
+ * the others), its cursor left the cache, or the cache closed. The streamer takes it back itself for a heartbeat,
+ * when its connection closes, or after {@code LENT_WAIT}. Ownership of the streamer's position fields moves with its
+ * lend state (a compare-and-set), so only one thread touches them at a time.
  *
  * <p>Thread-safety: {@link #lend} and {@link #returned} from streamer threads; everything else on this thread.
  */
