@@ -79,6 +79,7 @@ public final class DumpTailBenchmark {
         int rounds = 3;
         int rows = 10;
         Path out = null;
+        Path replot = null;
         for (String a : args) {
             String v = a.substring(a.indexOf('=') + 1);
             if (a.startsWith("--subscribers=")) {
@@ -95,12 +96,25 @@ public final class DumpTailBenchmark {
                 rows = Integer.parseInt(v);
             } else if (a.startsWith("--out=")) {
                 out = Path.of(v);
+            } else if (a.startsWith("--replot=")) {
+                replot = Path.of(v);
             } else {
                 throw new IllegalArgumentException("Unknown argument " + a + ": expected --subscribers=1,8,64,256,"
-                        + " --rate=TXN_PER_S, --seconds=N, --burst=N, --rounds=N, --rows=N, --out=DIR");
+                        + " --rate=TXN_PER_S, --seconds=N, --burst=N, --rounds=N, --rows=N, --out=DIR,"
+                        + " --replot=RESULTS_CSV");
             }
         }
         Options o = new Options(subscribers, rate, seconds, burst, rounds, rows, out);
+        if (replot != null) { // the table and plot again from a run's CSV, without running
+            List<Run> runs = new ArrayList<>();
+            for (String line : Files.readAllLines(replot).subList(1, Files.readAllLines(replot).size())) {
+                String[] f = line.split(",");
+                runs.add(new Run(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), Double.parseDouble(f[3]),
+                        Double.parseDouble(f[4]), Double.parseDouble(f[5]), Long.parseLong(f[6])));
+            }
+            report(runs, o);
+            return;
+        }
         Path work = Files.createTempDirectory("tributary-tail");
         ShardClusterConfig config = ShardClusterConfig.defaults().withCount(1).withBaseDir(work.resolve("shards"))
                 .withServerOptions(List.of("--max-binlog-size=1073741824", "--innodb-buffer-pool-size=256M",
@@ -397,15 +411,15 @@ public final class DumpTailBenchmark {
         }
         Files.write(o.out().resolve("results.csv"), csv);
         CategoryChart chart = BenchCharts.bars("Tailing subscribers: delay to arrival (durable / commit return),"
-                + " raw-socket subscribers", "subscribers", "milliseconds (median of " + o.rounds() + " rounds)", 1000,
+                + " raw-socket subscribers", "subscribers", "milliseconds (median of " + o.rounds() + " rounds)", 1400,
                 "#,##0.00");
         List<String> xs = Arrays.stream(o.subscribers()).mapToObj(Integer::toString).toList();
         for (String t : TARGETS) {
             String name = switch (t) {
-                case "floor" -> "floor (1 thread, 1 write per subscriber)";
-                case "mariadb" -> "MariaDB 10.11";
+                case "floor" -> "floor";
+                case "mariadb" -> "MariaDB";
                 case "tributary" -> "Tributary";
-                default -> "Tributary, +1 stalled";
+                default -> "Tributary +stalled";
             };
             chart.addSeries(name + " p50", xs, Arrays.stream(o.subscribers())
                     .mapToObj(n -> median(by.get(t + "@" + n), Run::p50Ms)).toList());
