@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +42,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Where the events come from: the subscriber's own file reader until it reaches what the shared
  * {@link TailCache} holds (for a GTID subscriber: once past the last transaction of its set), then the cache,
- * with no file read; if it falls out of the cache (too slow) it continues from the files at its position.
+ * with no file read; if it falls out of the cache (too slow) it continues from the files at its position. Once at
+ * the cache's end with nothing pending, it lends the subscriber to the server's {@link TailFanOut}, which sends what
+ * the cache publishes next to every such subscriber from one thread, and sleeps until the fan-out hands it back, a
+ * heartbeat is due or the connection closes.
  *
  * <p>Back-pressure: it writes only while the channel's outbound buffer plus the batches handed to the event loop
  * are below the high water mark and otherwise waits, so a slow subscriber holds at most the water mark plus one
@@ -56,17 +60,25 @@ import org.slf4j.LoggerFactory;
  * cores the subscriber, this thread and the loop were three busy threads, and the hand-offs cost more CPU than the
  * reading). Reads come from the page cache, a batch at a time, and the loop moves on to its other channels every
  * {@value #PUMP_BATCHES} batches; a batch slower than 2 ms (a read from the disk) hands the reading back to this
- * thread for a while, so the loop's other subscribers never wait on the disk. This thread waits meanwhile, and takes over again at the durable end (waits, heartbeats, the cache).
+ * thread for a while, so the loop's other subscribers never wait on the disk. This thread waits meanwhile, and
+ * takes over again at the durable end (waits, heartbeats, the cache).
  *
  * <p>Thread-safety: {@link #run()} on one thread, which hands its state to the event loop while a pump runs and
- * waits for it to end (the task queue and the pump's future order the accesses); {@link #writabilityChanged()}
- * from the event loop;
+ * waits for it to end (the task queue and the pump's future order the accesses), and whose position fields belong
+ * to the fan-out's thread while the subscriber is lent (handed over and back through {@code lendState});
+ * {@link #writabilityChanged()} from the event loop;
  * {@link #sentPosition()} and {@link #sentSequence()} from any thread (volatile, written once per batch handed to the
  * event loop, not per event).
  */
 final class BinlogStreamer implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(BinlogStreamer.class);
     private static final Duration MAX_WAIT = Duration.ofMillis(500);
+    /**
+     * How long a lent subscriber's thread sleeps at most when no heartbeat is due: a safety net only (a closed
+     * connection interrupts it, the fan-out hands it back when it needs it). Not {@link #MAX_WAIT}: N lent threads
+     * waking together twice a second took publishes back from the fan-out in bursts.
+     */
+    private static final Duration LENT_WAIT = Duration.ofSeconds(10);
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final int JOIN_CHECK_EVENTS = 16;
     /**
@@ -96,6 +108,19 @@ final class BinlogStreamer implements Runnable {
     private final Object writable = new Object();
     private final java.util.concurrent.atomic.AtomicLong inFlightBytes = new java.util.concurrent.atomic.AtomicLong();
     private final TailCache cache;
+    /** Serves this subscriber while it is lent (see {@link #lend}); null when there is none. */
+    private final TailFanOut fanOut;
+    /** Who owns the position fields: this thread ({@code OWN}) or, while lent, the fan-out. */
+    private final java.util.concurrent.atomic.AtomicInteger lendState = new java.util.concurrent.atomic.AtomicInteger();
+    private static final int OWN = 0;
+    private static final int LENT = 1;
+    private static final int CLAIMED = 2;
+    private static final int HANDED_BACK = 3;
+    /** The cursor while lent (the fan-out groups subscribers by it before claiming one). */
+    private volatile long lentAt;
+    private volatile Thread runner;
+    /** When something was last handed to the connection (by this thread or, while lent, the fan-out). */
+    private long lastSent;
     private final LongAdder fromFiles;
     private final LongAdder fromCache;
     private int sequenceId;
@@ -128,7 +153,8 @@ final class BinlogStreamer implements Runnable {
     private volatile long sentSequence;
 
     BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId, TailCache cache,
-                   LongAdder fromFiles, LongAdder fromCache, Duration aheadWait) {
+                   TailFanOut fanOut, LongAdder fromFiles, LongAdder fromCache, Duration aheadWait) {
+        this.fanOut = fanOut;
         this.aheadWait = aheadWait;
         this.channel = channel;
         this.writer = writer;
@@ -171,6 +197,7 @@ final class BinlogStreamer implements Runnable {
 
     @Override
     public void run() {
+        runner = Thread.currentThread();
         String opened = null;
         try {
             reader = open();
@@ -199,7 +226,21 @@ final class BinlogStreamer implements Runnable {
             throw e;
         } finally {
             closeReader();
+            releasePending();
         }
+    }
+
+    /** Releases what was queued but never handed to the event loop (the streamer stops: the connection ended). */
+    private void releasePending() {
+        for (Object p : pending) {
+            if (p instanceof MySqlPacket m) {
+                m.release();
+            } else if (p instanceof FramedPackets f) {
+                f.bytes().release();
+            }
+        }
+        pending.clear();
+        unflushed = 0;
     }
 
     private void closeReader() {
@@ -215,7 +256,7 @@ final class BinlogStreamer implements Runnable {
 
     private void stream() throws IOException, InterruptedException {
         long heartbeatNanos = request.heartbeatPeriod().toNanos();
-        long lastSent = System.nanoTime();
+        lastSent = System.nanoTime();
         long sinceJoinCheck = 0;
         while (channel.isActive() && !Thread.currentThread().isInterrupted()) {
             awaitWritable();
@@ -250,10 +291,121 @@ final class BinlogStreamer implements Runnable {
                 lastSent = System.nanoTime();
                 continue;
             }
-            if (sendNext(Duration.ofNanos(Math.min(untilHeartbeat, MAX_WAIT.toNanos())))) {
+            long wait = Math.min(untilHeartbeat, MAX_WAIT.toNanos());
+            boolean lent = cursor >= 0 && fanOut != null && fanOut.cache() == cache && pending.isEmpty()
+                    && lend(System.nanoTime() + Math.min(untilHeartbeat, LENT_WAIT.toNanos()));
+            if (!lent && sendNext(Duration.ofNanos(wait))) {
                 lastSent = System.nanoTime();
             }
         }
+    }
+
+    /**
+     * At the end of the cache with nothing pending: lends this subscriber to the {@link TailFanOut}, which sends what
+     * the cache publishes next to every waiting subscriber from one thread, and sleeps until {@code deadline} (a
+     * heartbeat, or {@link #LENT_WAIT}), until the connection closes (its thread is interrupted) or until the fan-out
+     * hands it back (not writable, out of the cache, closing).
+     * The position fields belong to the fan-out from the lend until this thread takes them back (a compare-and-set on
+     * {@link #lendState}, or the hand-back). False when the fan-out has stopped: this thread waits on the cache itself.
+     */
+    private boolean lend(long deadline) {
+        lentAt = cursor;
+        lendState.set(LENT);
+        if (!fanOut.lend(this)) {
+            lendState.set(OWN);
+            return false;
+        }
+        while (lendState.get() != HANDED_BACK) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !channel.isActive() || Thread.currentThread().isInterrupted()) {
+                if (lendState.compareAndSet(LENT, OWN)) {
+                    fanOut.returned(this);
+                    return true;
+                }
+                if (lendState.get() == CLAIMED) {
+                    LockSupport.parkNanos(this, 20_000); // the fan-out is queueing a write for it: a moment
+                }
+                continue;
+            }
+            LockSupport.parkNanos(this, left);
+        }
+        lendState.set(OWN);
+        return true;
+    }
+
+    /** The fan-out: the cursor it was lent at (read before claiming, to group subscribers). */
+    long lentCursor() {
+        return lentAt;
+    }
+
+    /** The fan-out: takes a lent subscriber for one delivery; false when its streamer took it back. */
+    boolean claim() {
+        return lendState.compareAndSet(LENT, CLAIMED);
+    }
+
+    /** The fan-out, after a claim: the subscriber stays lent. */
+    void release() {
+        lendState.set(LENT);
+    }
+
+    /** The fan-out, after a claim: gives the subscriber back to its streamer and wakes it. */
+    void handBack() {
+        lendState.set(HANDED_BACK);
+        Thread t = runner;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** The fan-out, after a claim: its packet sequence id. */
+    int lentSequenceId() {
+        return sequenceId;
+    }
+
+    /** The fan-out, after a claim: whether the connection is open and below its high water mark. */
+    boolean canTakeMore() {
+        return channel.isActive() && canWrite();
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    io.netty.channel.EventLoop eventLoop() {
+        return channel.eventLoop();
+    }
+
+    /**
+     * The fan-out, after a claim: it queued {@code events} cache entries ({@code bytes} framed) for this subscriber,
+     * ending at {@code next}, with packet sequence ids up to {@code nextSequenceId}; {@code lastGtid} is the last GTID
+     * sequence among them, or -1.
+     */
+    void sentByFanOut(int events, BinlogPosition next, int nextSequenceId, long lastGtid, int bytes, long now) {
+        cursor += events;
+        lentAt = cursor;
+        position = next;
+        afterRotate = false;
+        sequenceId = nextSequenceId;
+        if (lastGtid >= 0) {
+            lastSequence = lastGtid;
+        }
+        fromCache.add(events);
+        inFlightBytes.addAndGet(bytes);
+        lastSent = now;
+        sentPosition = next;
+        sentSequence = lastSequence;
+    }
+
+    /** On the event loop: {@code bytes} the fan-out queued were written into the channel. */
+    void written(int bytes) {
+        inFlightBytes.addAndGet(-bytes);
+        writabilityChanged();
+    }
+
+    /** The GTID sequence number of a GTID event starting at {@code offset} in {@code raw}. */
+    static long sequenceOf(EventType type, byte[] raw, int offset) {
+        return type == EventType.GTID ? readLong(raw, offset + EventHeader.LENGTH + 1 + 16)
+                : readLong(raw, offset + EventHeader.LENGTH);
     }
 
     /** Sends the next events, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
@@ -314,7 +466,11 @@ final class BinlogStreamer implements Runnable {
         try {
             reader.nextEvents(this::frame, FILE_BATCH, timeout);
         } catch (IOException | RuntimeException e) {
-            send(g); // the events before a damaged one are good: the subscriber gets them, then the error
+            if (channel.isActive() && !(e instanceof java.nio.channels.ClosedByInterruptException)) {
+                send(g); // the events before a damaged one are good: the subscriber gets them, then the error
+            } else {
+                g.discard(); // the connection ended
+            }
             throw e;
         } catch (InterruptedException e) {
             g.discard();
@@ -748,13 +904,8 @@ final class BinlogStreamer implements Runnable {
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             inFlightBytes.addAndGet(-bytes);
-            batch.forEach(p -> { // the server is shutting down
-                if (p instanceof MySqlPacket m) {
-                    m.release();
-                } else {
-                    ((FramedPackets) p).bytes().release();
-                }
-            });
+            pending = batch; // the server is shutting down
+            releasePending();
         }
     }
 

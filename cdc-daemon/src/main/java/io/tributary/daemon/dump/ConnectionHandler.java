@@ -24,6 +24,7 @@ import io.tributary.core.packet.SslRequest;
 import io.tributary.core.packet.WireBuffers;
 import io.tributary.storage.binlog.BinlogPosition;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.tail.TailCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -435,7 +436,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         }
         LOG.info("dump connection {} ({}@{}): {}", connectionId, user, ctx.channel().remoteAddress(), request);
         state = State.DUMPING;
-        streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, context.tailCache().get(), context.fromFiles(),
+        TailCache cache = context.tailCache().get();
+        streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, cache, context.tailFanOut().get(),
+                context.fromFiles(),
                 context.fromCache(), context.config().aheadWait());
         context.connections().subscriberStarted(ctx.channel(), streamer);
         streaming = context.subscribers().submit(streamer);

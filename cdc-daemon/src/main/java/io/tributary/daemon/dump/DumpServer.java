@@ -67,6 +67,7 @@ public final class DumpServer implements Closeable {
     private final java.util.concurrent.atomic.LongAdder eventsFromCache = new java.util.concurrent.atomic.LongAdder();
     private final DumpContext context;
     private TailCache cache;
+    private TailFanOut fanOut;
     private boolean closed;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
@@ -129,7 +130,7 @@ public final class DumpServer implements Closeable {
                 tls != null), writer, live, shards, new StreamPositions(shards, progress, StreamPositions.WAIT));
         this.connections = new DumpConnections(config.maxConnections());
         this.context = new DumpContext(config, authenticator, tls == null ? null : tls.context(), responder, writer,
-                this::cache, subscribers, connections, eventsFromFiles, eventsFromCache);
+                this::cache, this::fanOut, subscribers, connections, eventsFromFiles, eventsFromCache);
     }
 
     /** SHA-256 fingerprint of the certificate offered ({@code AB:CD:...}); null without TLS. */
@@ -214,14 +215,23 @@ public final class DumpServer implements Closeable {
             GlobalBinlogWriter w = writer.get();
             if (w != null) {
                 cache = TailCache.attach(w, config.cacheBytes());
+                fanOut = TailFanOut.start(cache, io.netty.buffer.ByteBufAllocator.DEFAULT);
             }
         }
         return cache;
     }
 
+    /** The fan-out of the tail cache; null while there is no cache. */
+    private synchronized TailFanOut fanOut() {
+        return cache() == null ? null : fanOut;
+    }
+
     @Override
     public synchronized void close() {
         closed = true;
+        if (fanOut != null) {
+            fanOut.close();
+        }
         if (cache != null) {
             cache.close();
         }

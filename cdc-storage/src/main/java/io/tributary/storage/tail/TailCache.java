@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -43,7 +42,8 @@ import java.util.function.Consumer;
  * <p><b>Subscribers.</b> A subscriber holds a cursor (a running event index). It joins with {@link #find} when its
  * own file reader reaches a position the cache holds, and goes back to the files when its cursor was evicted (it
  * was too slow, or the entries restarted after a gap): a miss costs no more than having no cache, and a slow
- * subscriber never holds up the writer. Waiting at the end blocks on a condition signalled when entries were added.
+ * subscriber never holds up the writer. Waiting at the end parks the subscriber's thread, outside the lock; a publish
+ * unparks every waiter at once, so N woken subscribers run side by side instead of taking a lock one after the other.
  *
  * <p>Thread-safe: the writing thread (feed), the syncer (wakes the cache's thread), the cache's thread (indexes) and
  * any number of subscriber threads.
@@ -104,7 +104,14 @@ public final class TailCache implements Closeable {
 
     /** Guards the entries: the cache's thread, subscribers, and the writer when it gets it at once. */
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition added = lock.newCondition();
+    /**
+     * The cursor of the next entry to come ({@code base + entries.size()}), written under {@link #lock} and read without
+     * it by waiting subscribers; with {@link #waiters}, a Dekker pair: a publish moves it, then wakes the waiters; a
+     * subscriber registers, then reads it, so one of the two sees the other.
+     */
+    private volatile long published;
+    /** Subscriber threads parked in {@link #get} until an entry is added. */
+    private final java.util.Set<Thread> waiters = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Entry> entries = new ArrayList<>();
     private long base;
     private int head;
@@ -314,10 +321,11 @@ public final class TailCache implements Closeable {
             bytes = b;
             end = at;
             evict();
-            added.signalAll();
+            published = base + entries.size();
         } finally {
             lock.unlock();
         }
+        wakeWaiters();
     }
 
     /** Evicts the oldest entries beyond the limit (keeping the newest one); with {@link #lock} held. */
@@ -387,34 +395,63 @@ public final class TailCache implements Closeable {
      * @return how many were added; 0 when none came in time
      */
     public int get(long cursor, long maxBytes, Duration timeout, List<Entry> out) throws InterruptedException, Evicted {
-        long left = timeout.toNanos();
-        lock.lock();
-        try {
-            while (true) {
-                if (cursor < base + head) {
-                    throw new Evicted(cursor, base + head);
-                }
-                long i = cursor - base;
-                if (i < entries.size()) {
-                    int n = 0;
-                    long bytes = 0;
-                    for (int k = (int) i; k < entries.size() && bytes < maxBytes; k++, n++) {
-                        Entry e = entries.get(k);
-                        out.add(e);
-                        bytes += e.length();
-                    }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Thread me = Thread.currentThread();
+        while (true) {
+            if (published > cursor || closed) { // else nothing to take (and not evicted: base + head <= published)
+                int n = take(cursor, maxBytes, out);
+                if (n > 0) {
                     return n;
                 }
-                if (closed) {
-                    throw new Evicted(cursor, base + head);
-                }
-                if (left <= 0) {
-                    return 0;
-                }
-                left = added.awaitNanos(left);
             }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return 0;
+            }
+            // wait outside the lock: a publish unparks every waiter at once, and none has to get the lock back
+            // before it runs (with a condition, N woken subscribers took the lock one after the other)
+            waiters.add(me);
+            try {
+                if (published <= cursor && !closed) {
+                    LockSupport.parkNanos(this, left);
+                }
+            } finally {
+                waiters.remove(me);
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("waiting for tail cache entry " + cursor);
+            }
+        }
+    }
+
+    /** The entries from {@code cursor} on, as {@link #get} but without waiting: 0 when there is none yet. */
+    private int take(long cursor, long maxBytes, List<Entry> out) throws Evicted {
+        lock.lock();
+        try {
+            if (cursor < base + head) {
+                throw new Evicted(cursor, base + head);
+            }
+            long i = cursor - base;
+            int n = 0;
+            long bytes = 0;
+            for (int k = (int) i; k < entries.size() && bytes < maxBytes; k++, n++) {
+                Entry e = entries.get(k);
+                out.add(e);
+                bytes += e.length();
+            }
+            if (n == 0 && closed) {
+                throw new Evicted(cursor, base + head);
+            }
+            return n;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Wakes every subscriber waiting in {@link #get}; after {@link #published} moved (or on close). */
+    private void wakeWaiters() {
+        for (Thread t : waiters) {
+            LockSupport.unpark(t);
         }
     }
 
@@ -438,12 +475,7 @@ public final class TailCache implements Closeable {
         if (t != null) {
             LockSupport.unpark(t);
         }
-        lock.lock();
-        try {
-            added.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        wakeWaiters();
         synchronized (staging) {
             staged.clear();
             stagedBytes = 0;

@@ -124,6 +124,61 @@ class WriterFedTailCacheTest {
         }
     }
 
+    /**
+     * Subscribers waiting at the end all get the next transaction's events once it is durable; one interrupted while it
+     * waits gets an InterruptedException, and one waiting when the cache closes leaves it (for the files).
+     */
+    @Test
+    void shouldWakeEveryWaitingSubscriberOnePublishAddsTo(@TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MARIADB, 64 << 20, SyncPolicy.COMMIT);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MARIADB));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
+             TailCache cache = TailCache.attach(w, 64 << 20)) {
+            long first = cache.find(w.writtenPosition());
+            List<CompletableFuture<TailCache.Entry>> waiting = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                waiting.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return cache.get(first, Duration.ofSeconds(20));
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, r -> new Thread(r).start()));
+            }
+            Thread.sleep(100); // they wait
+            w.append(feed.next());
+            for (CompletableFuture<TailCache.Entry> f : waiting) {
+                assertThat(f.get(10, TimeUnit.SECONDS).type()).isEqualTo(EventType.MARIA_GTID);
+            }
+            long next = cache.find(w.durability().current().position());
+            CompletableFuture<Throwable> interrupted = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    cache.get(next, Duration.ofSeconds(20));
+                    interrupted.complete(null);
+                } catch (Exception e) {
+                    interrupted.complete(e);
+                }
+            });
+            t.start();
+            Thread.sleep(100);
+            t.interrupt();
+            assertThat(interrupted.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+            CompletableFuture<Throwable> closing = new CompletableFuture<>();
+            new Thread(() -> {
+                try {
+                    cache.get(next, Duration.ofSeconds(20));
+                    closing.complete(null);
+                } catch (Exception e) {
+                    closing.complete(e);
+                }
+            }).start();
+            Thread.sleep(100);
+            cache.close();
+            assertThat(closing.get(10, TimeUnit.SECONDS)).isInstanceOf(TailCache.Evicted.class);
+        }
+    }
+
     /** A subscriber slower than the writer falls out (to the files); the cache keeps to its size. */
     @Test
     void shouldEvictTheOldestAndStayWithinItsSize(@TempDir Path dir) throws Exception {
