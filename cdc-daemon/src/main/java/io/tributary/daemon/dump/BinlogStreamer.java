@@ -402,10 +402,21 @@ final class BinlogStreamer implements Runnable {
         writabilityChanged();
     }
 
-    /** The GTID sequence number of a GTID event starting at {@code offset} in {@code raw}. */
+    /**
+     * Where a GTID event's sequence number (8 bytes, little-endian) starts, counted from the event's start: after the
+     * header and, in MySQL's, the flags byte and the source UUID; -1 for any other event.
+     */
+    static int sequenceOffset(int typeCode) {
+        if (typeCode == EventType.GTID.code()) {
+            return EventHeader.LENGTH + 1 + 16;
+        }
+        return typeCode == EventType.MARIA_GTID.code() ? EventHeader.LENGTH : -1;
+    }
+
+    /** The GTID sequence number of an event starting at {@code offset} in {@code raw}; -1 if it is no GTID event. */
     static long sequenceOf(EventType type, byte[] raw, int offset) {
-        return type == EventType.GTID ? readLong(raw, offset + EventHeader.LENGTH + 1 + 16)
-                : readLong(raw, offset + EventHeader.LENGTH);
+        int at = sequenceOffset(type.code());
+        return at < 0 ? -1 : readLong(raw, offset + at);
     }
 
     /** Sends the next events, from the tail cache or the files, waiting up to {@code timeout}; false if none. */
@@ -502,10 +513,11 @@ final class BinlogStreamer implements Runnable {
             byte[] rotate = new byte[size];
             b.getBytes(at, rotate);
             position = BinlogPosition.afterRotate(rotate, 0, size, reader.formatDescriptionEvent().checksumLength());
-        } else if (type == EventType.GTID.code()) {
-            lastSequence = b.getLongLE(at + EventHeader.LENGTH + 1 + 16);
-        } else if (type == EventType.MARIA_GTID.code()) {
-            lastSequence = b.getLongLE(at + EventHeader.LENGTH);
+        } else {
+            int sequenceAt = sequenceOffset(type);
+            if (sequenceAt >= 0) {
+                lastSequence = b.getLongLE(at + sequenceAt);
+            }
         }
         if (type == EventType.FORMAT_DESCRIPTION.code()) {
             // as a server's binlog sender does: the subscriber is not reading a file in use by it. The writer
@@ -653,10 +665,9 @@ final class BinlogStreamer implements Runnable {
      * at {@code offset} in {@code raw}.
      */
     private void noteSequence(EventType type, byte[] raw, int offset) {
-        if (type == EventType.GTID) {
-            lastSequence = readLong(raw, offset + EventHeader.LENGTH + 1 + 16);
-        } else if (type == EventType.MARIA_GTID) {
-            lastSequence = readLong(raw, offset + EventHeader.LENGTH);
+        long sequence = sequenceOf(type, raw, offset);
+        if (sequence >= 0) {
+            lastSequence = sequence;
         }
     }
 

@@ -3,7 +3,6 @@ package io.tributary.daemon.dump;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
-import io.tributary.core.event.EventType;
 import io.tributary.core.packet.FramedPackets;
 import io.tributary.core.packet.MySqlProtocol;
 import io.tributary.storage.tail.TailCache;
@@ -150,8 +149,9 @@ final class TailFanOut implements Closeable {
         int n = entries.size();
         long lastSequence = -1;
         for (TailCache.Entry en : entries) {
-            if (en.type() == EventType.GTID || en.type() == EventType.MARIA_GTID) {
-                lastSequence = BinlogStreamer.sequenceOf(en.type(), en.chunk(), en.offset());
+            long sequence = BinlogStreamer.sequenceOf(en.type(), en.chunk(), en.offset());
+            if (sequence >= 0) {
+                lastSequence = sequence;
             }
         }
         TailCache.Entry last = entries.get(n - 1);
