@@ -85,7 +85,7 @@ final class BinlogStreamer implements Runnable {
      * A write the channel refused (the encoder's sequence check, a closed socket) ends the connection with the reason
      * logged: the subscriber must not wait forever for bytes that were dropped.
      */
-    private static final io.netty.channel.ChannelFutureListener WRITE_FAILED = f -> {
+    static final io.netty.channel.ChannelFutureListener WRITE_FAILED = f -> {
         if (!f.isSuccess() && f.channel().isActive()) {
             f.channel().pipeline().fireExceptionCaught(f.cause());
         }

@@ -141,9 +141,10 @@ final class TailFanOut implements Closeable {
     }
 
     /**
-     * Frames {@code entries} (from {@code cursor} on) once per sequence id the subscribers lent at {@code cursor} are at, gives each subscriber a retained duplicate,
-     * hands each event loop one task writing them, then releases the subscribers (in that order, so that what a
-     * streamer writes after taking its subscriber back is queued after these).
+     * Frames {@code entries} (from {@code cursor} on) once per sequence id the subscribers lent at {@code cursor} are
+     * at, gives each subscriber a retained duplicate, hands each event loop one task writing them, then releases the
+     * subscribers (in that order, so that what a streamer writes after taking its subscriber back is queued after
+     * these). A write the channel refuses closes that connection, as on the streamer's own path.
      */
     private void deliver(long cursor, List<TailCache.Entry> entries) {
         int n = entries.size();
@@ -186,7 +187,7 @@ final class TailFanOut implements Closeable {
             try {
                 e.getKey().execute(() -> {
                     for (Delivery d : ds) {
-                        d.streamer().channel().write(d.packets());
+                        d.streamer().channel().write(d.packets()).addListener(BinlogStreamer.WRITE_FAILED);
                     }
                     for (Delivery d : ds) {
                         d.streamer().channel().flush();
