@@ -67,6 +67,7 @@ public final class DumpServingBenchmark {
         int[] readers = {1, 8, 32};
         int rounds = 3;
         Path out = null;
+        int subscriberBuffer = 0;
         for (String a : args) {
             if (a.startsWith("--size-mb=")) {
                 sizeMb = Long.parseLong(a.substring(10));
@@ -76,9 +77,11 @@ public final class DumpServingBenchmark {
                 rounds = Integer.parseInt(a.substring(9));
             } else if (a.startsWith("--out=")) {
                 out = Path.of(a.substring(6));
+            } else if (a.startsWith("--subscriber-buffer-kb=")) {
+                subscriberBuffer = Integer.parseInt(a.substring(23)) * 1024;
             } else {
                 throw new IllegalArgumentException("Unknown argument " + a
-                        + ": expected --size-mb=N, --readers=1,8,32, --rounds=N, --out=DIR");
+                        + ": expected --size-mb=N, --readers=1,8,32, --rounds=N, --out=DIR, --subscriber-buffer-kb=N");
             }
         }
         if (!Files.isExecutable(TOOL)) {
@@ -117,8 +120,12 @@ public final class DumpServingBenchmark {
                 }
                 System.out.printf("shard binlog %,d bytes in %d files; global binlog %,d bytes in %d files%n", shardBytes,
                         shardFiles.size(), globalBytes, globalFiles.size());
-                try (DumpServer server = new DumpServer(DumpServerConfig.defaults(BinlogFlavor.MARIADB, 7,
-                        List.of(DumpUser.withPassword("repl", "repl-pass"))).withPort(0), () -> writer).start()) {
+                DumpServerConfig serverConfig = DumpServerConfig.defaults(BinlogFlavor.MARIADB, 7,
+                        List.of(DumpUser.withPassword("repl", "repl-pass"))).withPort(0);
+                if (subscriberBuffer > 0) {
+                    serverConfig = serverConfig.withSubscriberBuffer(subscriberBuffer);
+                }
+                try (DumpServer server = new DumpServer(serverConfig, () -> writer).start()) {
                     Target tributary = new Target("tributary", server.port(), "repl", "repl-pass", globalFiles.get(0),
                             globalFiles, globalBytes);
                     Path recordDir = Files.createDirectories(work.resolve("record"));
