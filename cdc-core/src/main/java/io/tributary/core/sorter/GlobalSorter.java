@@ -114,6 +114,12 @@ public final class GlobalSorter<P> {
     private boolean drained;
     private final java.util.function.Predicate<SortKey> passed = this::passed;
     private final Stretches stretches;
+    /**
+     * The use that last kept a candidate from being written ({@link #admitted}), asked first the next time: while a
+     * catch-up waits for a shard that is behind, the same use keeps the same candidate back drain after drain, and
+     * finding it again behind thousands of open uses made each drain cost as much as the walk.
+     */
+    private XaGroup<P> lastBlocker;
     private final ArrayDeque<Emission<P>> out = new ArrayDeque<>();
 
     /**
@@ -374,23 +380,35 @@ public final class GlobalSorter<P> {
     }
 
     private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
-        // only the uses that finish before the candidate (the answer does not depend on the order they are asked in)
+        // only the uses that finish before the candidate; the answer does not depend on the order they are asked
+        // in, so the one that kept a candidate back last time is asked first
+        XaGroup<P> last = lastBlocker;
+        if (last != null && uses.finishesBefore(last, candidate.key()) && keepsBack(last, candidate, breaker)) {
+            return false;
+        }
         for (XaGroup<P> g : uses.finishingBefore(candidate.key())) {
-            if (g == candidate.group() || g == breaker || g.commits.isEmpty()) {
-                continue;
-            }
-            // with hundreds of groups open in a catch-up most lie after the candidate: a group's wait bound is no
-            // smaller than its lower bound, which is no smaller than its first commit or rollback (the commit in its
-            // first commit window is always one it waits for). Compared before ready(), which walks the lanes.
-            SortKey first = g.firstFinish();
-            if ((first != null && candidate.key().compareTo(first) <= 0) || g.ready()) {
-                continue;
-            }
-            if (cycles.waitBoundBelow(g, candidate.key()) && canPrecede(g, candidate, breaker, new HashSet<>())) {
+            if (g != last && keepsBack(g, candidate, breaker)) {
+                lastBlocker = g;
                 return false;
             }
         }
+        lastBlocker = null;
         return true;
+    }
+
+    /** Whether the open use {@code g}, not written yet, could still come before the candidate. */
+    private boolean keepsBack(XaGroup<P> g, Candidate<P> candidate, XaGroup<P> breaker) {
+        if (g == candidate.group() || g == breaker || g.commits.isEmpty()) {
+            return false;
+        }
+        // with hundreds of groups open in a catch-up most lie after the candidate: a group's wait bound is no
+        // smaller than its lower bound, which is no smaller than its first commit or rollback (the commit in its
+        // first commit window is always one it waits for). Compared before ready(), which walks the lanes.
+        SortKey first = g.firstFinish();
+        if ((first != null && candidate.key().compareTo(first) <= 0) || g.ready()) {
+            return false;
+        }
+        return cycles.waitBoundBelow(g, candidate.key()) && canPrecede(g, candidate, breaker, new HashSet<>());
     }
 
     private boolean canPrecede(XaGroup<P> g, Candidate<P> candidate, XaGroup<P> breaker, Set<XaGroup<P>> visiting) {

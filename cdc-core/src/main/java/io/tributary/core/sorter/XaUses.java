@@ -191,6 +191,11 @@ final class XaUses<P> {
         return byFirstFinish.headMap(key, false).values();
     }
 
+    /** Whether {@code g} is one of {@link #finishingBefore}{@code (key)}: open, first finishing before {@code key}. */
+    boolean finishesBefore(XaGroup<P> g, SortKey key) {
+        return g.filedAs != null && g.filedAs.compareTo(key) < 0;
+    }
+
     /** Files {@code g} under its first commit or rollback, moved since it was filed. */
     private void index(XaGroup<P> g) {
         SortKey now = g.firstFinish();
