@@ -120,6 +120,8 @@ public final class GlobalSorter<P> {
      * finding it again behind thousands of open uses made each drain cost as much as the walk.
      */
     private XaGroup<P> lastBlocker;
+    /** The use whose commit heads each lane (null: none), filled at each {@link #admitted} call. */
+    private final XaGroup<?>[] headGroups;
     private final ArrayDeque<Emission<P>> out = new ArrayDeque<>();
 
     /**
@@ -137,6 +139,7 @@ public final class GlobalSorter<P> {
         this.uses = new XaUses<>(lanes, xaMaxWait.toMillis());
         this.cycles = new CycleBreaker<>(lanes, uses);
         this.stretches = new Stretches(start.stream().map(ShardCheckpoint::shard).toList());
+        this.headGroups = new XaGroup<?>[lanes.size()];
     }
 
     /** Takes the next unit of one shard, in that shard's binlog order. */
@@ -380,6 +383,13 @@ public final class GlobalSorter<P> {
     }
 
     private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
+        // a ready use's commits head their lanes, so only the uses whose commit heads a lane can be ready: the
+        // others are known not to be without asking (ready() walks the lanes; thousands of uses are open at once
+        // while a catch-up waits for a shard that is behind)
+        for (int i = 0; i < headGroups.length; i++) {
+            Entry<P> head = lanes.get(i).queue.peekFirst();
+            headGroups[i] = head == null ? null : head.group;
+        }
         // only the uses that finish before the candidate; the answer does not depend on the order they are asked
         // in, so the one that kept a candidate back last time is asked first
         XaGroup<P> last = lastBlocker;
@@ -405,10 +415,20 @@ public final class GlobalSorter<P> {
         // smaller than its lower bound, which is no smaller than its first commit or rollback (the commit in its
         // first commit window is always one it waits for). Compared before ready(), which walks the lanes.
         SortKey first = g.firstFinish();
-        if ((first != null && candidate.key().compareTo(first) <= 0) || g.ready()) {
+        if ((first != null && candidate.key().compareTo(first) <= 0) || (headsALane(g) && g.ready())) {
             return false;
         }
         return cycles.waitBoundBelow(g, candidate.key()) && canPrecede(g, candidate, breaker, new HashSet<>());
+    }
+
+    /** Whether a commit of {@code g} heads a lane, as of the current {@link #admitted} call. */
+    private boolean headsALane(XaGroup<P> g) {
+        for (XaGroup<?> h : headGroups) {
+            if (h == g) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean canPrecede(XaGroup<P> g, Candidate<P> candidate, XaGroup<P> breaker, Set<XaGroup<P>> visiting) {
