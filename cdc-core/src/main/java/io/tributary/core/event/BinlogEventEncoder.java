@@ -435,13 +435,8 @@ public final class BinlogEventEncoder {
         out.setIntLE(start + 9, length);
         out.setIntLE(start + 13, (int) logPos); // the low 32 bits, see the class comment
         crc.reset();
-        if (out.hasArray()) {
-            crc.update(out.array(), out.arrayOffset() + start, length - FormatDescription.CHECKSUM_LENGTH);
-        } else {
-            // the buffer's own reusable view: a fresh nioBuffer per event was a visible cost of the merge path
-            int n = length - FormatDescription.CHECKSUM_LENGTH;
-            crc.update(out.nioBufferCount() == 1 ? out.internalNioBuffer(start, n) : out.nioBuffer(start, n));
-        }
+        // no view object per event: a fresh nioBuffer per event was a visible cost of the merge path
+        EventChecksum.update(crc, out, start, length - FormatDescription.CHECKSUM_LENGTH);
         out.writeIntLE((int) crc.getValue());
         return length;
     }

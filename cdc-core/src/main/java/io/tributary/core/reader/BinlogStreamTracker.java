@@ -1,13 +1,13 @@
 package io.tributary.core.reader;
 
 import io.netty.buffer.ByteBuf;
+import io.tributary.core.event.EventChecksum;
 import io.tributary.core.framing.Boundary;
 import io.tributary.core.framing.FramingException;
 import io.tributary.core.framing.TransactionFramer;
 import io.tributary.core.position.MariaDbGtidPosition;
 import io.tributary.core.position.MySqlGtidSet;
 import io.tributary.core.position.ShardPosition;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.UUID;
@@ -264,22 +264,13 @@ final class BinlogStreamTracker {
     private long computeCrc(ByteBuf ev, int base, int length, boolean clearInUse) {
         crc.reset();
         if (clearInUse) {
-            crc.update(ev.nioBuffer(base, 17));
+            EventChecksum.update(crc, ev, base, 17);
             crc.update(ev.getByte(base + 17) & ~1);
-            crc.update(ev.nioBuffer(base + 18, length - 4 - 18));
+            EventChecksum.update(crc, ev, base + 18, length - 4 - 18);
         } else {
-            crc.update(nioView(ev, base, length - 4));
+            EventChecksum.update(crc, ev, base, length - 4);
         }
         return crc.getValue();
-    }
-
-    /**
-     * The bytes at {@code index} as an NIO buffer for the CRC, without a new buffer object per event where the
-     * event is one contiguous region (all but events spread over several packets): the buffer's own reusable view,
-     * read at once on this thread.
-     */
-    private static ByteBuffer nioView(ByteBuf ev, int index, int length) {
-        return ev.nioBufferCount() == 1 ? ev.internalNioBuffer(index, length) : ev.nioBuffer(index, length);
     }
 
     private void need(int type, int bodyEnd, int needed) {

@@ -1,14 +1,15 @@
 package io.tributary.storage.binlog;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.tributary.core.event.BinlogEvent;
 import io.tributary.core.event.BinlogEventDecoder;
 import io.tributary.core.event.BinlogFormatException;
 import io.tributary.core.event.DecoderOptions;
+import io.tributary.core.event.EventChecksum;
 import io.tributary.core.event.EventHeader;
 import io.tributary.core.event.EventType;
 import io.tributary.core.event.FormatDescription;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -179,7 +180,7 @@ final class BinlogEventScanner implements Closeable {
         if (checksum > 0) {
             int end = at + (int) size - checksum;
             crc.reset();
-            crc.update(raw.internalNioBuffer(at, end - at));
+            EventChecksum.update(crc, raw, at, end - at);
             int stored = raw.getIntLE(end);
             if ((int) crc.getValue() != stored) {
                 throw new BinlogFormatException(name, position, EventType.nameOf(raw.getUnsignedByte(at + 4)),
