@@ -229,10 +229,7 @@ final class CycleBreaker<P> {
             if (commit != null) {
                 k = commit.key();
             } else {
-                Lane<P> lane = lanes.get(b.getValue().shard());
-                Entry<P> head = lane.queue.peekFirst();
-                k = head != null ? head.key()
-                        : new SortKey(Math.max(lane.lastHeartbeat, lane.effWindow), Long.MIN_VALUE, lane.shard, Long.MIN_VALUE);
+                k = lanes.get(b.getValue().shard()).headOrNext();
             }
             if (k.compareTo(key) >= 0) {
                 return false;
@@ -257,10 +254,7 @@ final class CycleBreaker<P> {
                 k = k == null ? commit.key() : SortKey.max(k, commit.key());
                 continue;
             }
-            Lane<P> lane = lanes.get(b.getValue().shard());
-            Entry<P> head = lane.queue.peekFirst();
-            SortKey missing = head != null ? head.key()
-                    : new SortKey(Math.max(lane.lastHeartbeat, lane.effWindow), Long.MIN_VALUE, lane.shard, Long.MIN_VALUE);
+            SortKey missing = lanes.get(b.getValue().shard()).headOrNext();
             k = k == null ? missing : SortKey.max(k, missing);
         }
         return k;

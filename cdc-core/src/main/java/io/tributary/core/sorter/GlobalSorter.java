@@ -383,6 +383,64 @@ public final class GlobalSorter<P> {
     }
 
     private boolean admitted(Candidate<P> candidate, XaGroup<P> breaker) {
+        boolean admitted = uses.shaped() ? admittedByLanes(candidate, breaker) : admittedByWalk(candidate, breaker);
+        assert uses.shapesCurrent() : "an open XA use is filed under a shape it no longer has";
+        assert admitted == admittedByWalk(candidate, breaker)
+                : "the lanes' answer differs from the walk over every open use for " + candidate.key();
+        return admitted;
+    }
+
+    /**
+     * {@link #admitted}, asking only the uses that every lane they wait on lets through. A use that does not head a
+     * lane keeps the candidate back only if, on each lane it waits on, the head is none or the commit of another use
+     * that could itself come first (not ready, not the candidate's or the breaker's, its wait bound below the
+     * candidate: {@link #canPrecede} and {@link CycleBreaker#waitBoundBelow} stop at any other head), and its missing
+     * commits' lanes are still below the candidate ({@link CycleBreaker#lowerBound}). Those lanes are found once per
+     * call; the uses are filed by the lanes they wait on ({@link XaUses#mayKeepBack}). While a catch-up waits for a
+     * shard that is behind, thousands of uses wait on lanes that let none through, and the walk over all of them per
+     * emission was the 4-shard crawl (docs/benchmarks.md, issue 18). The uses heading a lane are asked as before.
+     * With assertions on, every answer is checked against {@link #admittedByWalk}.
+     */
+    private boolean admittedByLanes(Candidate<P> candidate, XaGroup<P> breaker) {
+        SortKey key = candidate.key();
+        long admitting = 0;
+        long below = 0;
+        for (int i = 0; i < headGroups.length; i++) {
+            Lane<P> l = lanes.get(i);
+            Entry<P> head = l.queue.peekFirst();
+            headGroups[i] = head == null ? null : head.group;
+            if (l.headOrNext().compareTo(key) < 0) {
+                below |= 1L << i;
+            }
+            if (head == null) {
+                admitting |= 1L << i;
+            } else if (head.unit().kind() == Kind.XA_COMMIT) {
+                XaGroup<P> h = head.group;
+                if (h != candidate.group() && h != breaker && !h.ready() && cycles.waitBoundBelow(h, key)) {
+                    admitting |= 1L << i;
+                }
+            }
+        }
+        for (XaGroup<?> h : headGroups) {
+            @SuppressWarnings("unchecked")
+            XaGroup<P> g = (XaGroup<P>) h;
+            if (g != null && uses.finishesBefore(g, key) && keepsBack(g, candidate, breaker)) {
+                lastBlocker = g;
+                return false;
+            }
+        }
+        XaGroup<P> last = lastBlocker;
+        if (last != null && !headsALane(last) && uses.finishesBefore(last, key) && keepsBack(last, candidate, breaker)) {
+            return false;
+        }
+        XaGroup<P> blocker = uses.mayKeepBack(key, admitting, below,
+                g -> g != last && !headsALane(g) && keepsBack(g, candidate, breaker));
+        lastBlocker = blocker;
+        return blocker == null;
+    }
+
+    /** {@link #admitted} by asking every open use that finishes first before the candidate. */
+    private boolean admittedByWalk(Candidate<P> candidate, XaGroup<P> breaker) {
         // a ready use's commits head their lanes, so only the uses whose commit heads a lane can be ready: the
         // others are known not to be without asking (ready() walks the lanes; thousands of uses are open at once
         // while a catch-up waits for a shard that is behind)

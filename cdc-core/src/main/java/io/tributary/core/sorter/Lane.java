@@ -159,6 +159,15 @@ final class Lane<P> {
         return true;
     }
 
+    /**
+     * The least key a commit still missing on this lane can have: the head's key, or with nothing queued, the floor of
+     * the next unit's (the current window, any time).
+     */
+    SortKey headOrNext() {
+        Entry<P> head = queue.peekFirst();
+        return head != null ? head.key() : new SortKey(Math.max(lastHeartbeat, effWindow), Long.MIN_VALUE, shard, Long.MIN_VALUE);
+    }
+
     /** Whether {@code commit} is in the run of {@code g}'s commits at the head of this lane. */
     boolean inHeadRun(XaGroup<P> g, Entry<P> commit) {
         for (Entry<P> e : queue) {

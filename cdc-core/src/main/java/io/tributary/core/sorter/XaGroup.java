@@ -103,6 +103,11 @@ final class XaGroup<P> {
     private RolledBack<P> firstRollback;
     /** Where {@link XaUses} filed it among the open uses by first finish; null: not filed. */
     SortKey filedAs;
+    /**
+     * Where {@link XaUses} filed it by the lanes it waits on ({@link #waitedLanes}, {@link #missingLanes}); null: not
+     * filed that way.
+     */
+    Shape filedShape;
     /** The last {@link CycleBreaker#waitBoundBelow} walk that reached it (that walk's set of groups seen, unallocated). */
     long walkMark;
     /** {@link #ready}'s count of commits per lane, kept: it runs for every open use an emission is checked against. */
@@ -326,6 +331,30 @@ final class XaGroup<P> {
             }
         }
         return true;
+    }
+
+    /**
+     * The lanes a use waits on, as bits by shard index (shards 0 to 63): those of the branches it waits for
+     * ({@link #waitsFor}), and of those among them whose commit is not read yet. Whether a use can still come before a
+     * candidate depends, besides its own commits' keys, on these lanes' heads only.
+     */
+    record Shape(long waited, long missing) {
+    }
+
+    /** Its {@link Shape} now. */
+    Shape shape() {
+        long waited = 0;
+        long missing = 0;
+        for (Map.Entry<Branch, ShardUnit<P>> b : prepared.entrySet()) {
+            if (waitsFor(b.getKey())) {
+                long bit = 1L << b.getValue().shard();
+                waited |= bit;
+                if (!commits.containsKey(b.getKey())) {
+                    missing |= bit;
+                }
+            }
+        }
+        return new Shape(waited, missing);
     }
 
     SortKey key() {

@@ -85,6 +85,14 @@ final class XaUses<P> {
      */
     private final java.util.TreeMap<SortKey, XaGroup<P>> byFirstFinish = new java.util.TreeMap<>();
     /**
+     * The same uses again, by the lanes they wait on ({@link XaGroup#Shape}) and then by first finish: a use can come
+     * before a candidate only if every lane it waits on lets it (see {@link GlobalSorter#admitted}), and in a catch-up
+     * that waits for one shard nearly all open uses wait on a lane that does not. Kept while the shards fit in the bits
+     * of a long (up to 64); else the admission check walks {@link #byFirstFinish}.
+     */
+    private final Map<XaGroup.Shape, java.util.TreeMap<SortKey, XaGroup<P>>> byShape = new HashMap<>();
+    private final boolean shaped;
+    /**
      * The gtrids of the last {@link #RECENT_USES} uses fixed, each with the shards whose branches its use took
      * although prepared in the heartbeat window after its first commit (empty: none). Whether a gtrid is used more
      * than once is what makes such a branch ambiguous (see {@link #fixEarliestUse}).
@@ -103,6 +111,7 @@ final class XaUses<P> {
     XaUses(List<Lane<P>> lanes, long xaMaxWaitMs) {
         this.lanes = lanes;
         this.xaMaxWaitMs = xaMaxWaitMs;
+        this.shaped = lanes.size() <= Long.SIZE;
     }
 
     /** The open uses, oldest first; the sorter's own list, not a copy (read it, do not change it). */
@@ -116,7 +125,9 @@ final class XaUses<P> {
 
     /** A prepared branch joins its use (see {@link #useTaking}); it is pending in its shard's checkpoint. */
     void prepare(Lane<P> lane, ShardUnit<P> unit, ShardCheckpoint.Clock before) {
-        useTaking(unit).prepare(unit, lane.lastHeartbeat, lane.clockMicros);
+        XaGroup<P> use = useTaking(unit);
+        use.prepare(unit, lane.lastHeartbeat, lane.clockMicros);
+        index(use);
         lane.ledger.pending(unit, before);
     }
 
@@ -196,23 +207,80 @@ final class XaUses<P> {
         return g.filedAs != null && g.filedAs.compareTo(key) < 0;
     }
 
-    /** Files {@code g} under its first commit or rollback, moved since it was filed. */
+    /**
+     * Whether the uses are filed by {@link XaGroup.Shape} as well ({@link #mayKeepBack} can be asked): true for up
+     * to 64 shards.
+     */
+    boolean shaped() {
+        return shaped;
+    }
+
+    /**
+     * The first open use, in no particular order, that finishes first before {@code key}, waits on no lane outside
+     * {@code admitting}, misses commits on no lane outside {@code below}, and passes {@code test}; null when none
+     * does. Only when {@link #shaped}.
+     */
+    XaGroup<P> mayKeepBack(SortKey key, long admitting, long below, java.util.function.Predicate<XaGroup<P>> test) {
+        for (Map.Entry<XaGroup.Shape, java.util.TreeMap<SortKey, XaGroup<P>>> e : byShape.entrySet()) {
+            XaGroup.Shape shape = e.getKey();
+            if ((shape.waited() & ~admitting) != 0 || (shape.missing() & ~below) != 0) {
+                continue;
+            }
+            for (XaGroup<P> g : e.getValue().headMap(key, false).values()) {
+                if (test.test(g)) {
+                    return g;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether every filed use is filed under its shape now (for assertions: a change to a use that moves its shape
+     * must file it again, {@link #index}).
+     */
+    boolean shapesCurrent() {
+        for (XaGroup<P> g : groups) {
+            if (g.filedShape != null && !g.filedShape.equals(g.shape())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Files {@code g} under its first commit or rollback and its shape, moved since it was filed. Called after every
+     * change to a use that can move either: a prepare, a commit, a rollback, a branch given up, participants fixed.
+     */
     private void index(XaGroup<P> g) {
         SortKey now = g.firstFinish();
-        if (g.filedAs == now) {
+        XaGroup.Shape shape = now == null || !shaped ? null : g.shape();
+        if (g.filedAs == now && java.util.Objects.equals(g.filedShape, shape)) {
             return;
         }
         unindex(g);
         if (now != null) {
             byFirstFinish.put(now, g);
+            if (shape != null) {
+                byShape.computeIfAbsent(shape, x -> new java.util.TreeMap<>()).put(now, g);
+            }
         }
         g.filedAs = now;
+        g.filedShape = shape;
     }
 
     private void unindex(XaGroup<P> g) {
         if (g.filedAs != null) {
             byFirstFinish.remove(g.filedAs, g);
+            if (g.filedShape != null) {
+                java.util.TreeMap<SortKey, XaGroup<P>> same = byShape.get(g.filedShape);
+                same.remove(g.filedAs, g);
+                if (same.isEmpty()) {
+                    byShape.remove(g.filedShape);
+                }
+            }
             g.filedAs = null;
+            g.filedShape = null;
         }
     }
 
@@ -481,6 +549,7 @@ final class XaUses<P> {
                 shards.add(b.getValue().shard());
             }
         }
+        index(g);
         log.warn("XA transaction {}: branches on shards {} still uncommitted {} ms of heartbeat time after the first"
                 + " commit (cdc.xa.maxWait); writing the committed branches without them", ShardUnit.gtridText(g.gtrid),
                 shards, xaMaxWaitMs);
