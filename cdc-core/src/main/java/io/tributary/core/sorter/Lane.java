@@ -78,6 +78,26 @@ final class Lane<P> {
         this.clockMicros = Math.max(micros(start.clock().heartbeat()), start.clock().timeMicros());
     }
 
+    /**
+     * How long after a heartbeat (commit time against the heartbeat's value, both the epoch in milliseconds) a unit
+     * is taken to be past it although its shard has read no later one: ten seconds, ten times the default idle
+     * heartbeat interval. Live, every shard gets a heartbeat at least every {@code cdc.heartbeat.idleInterval}; a unit
+     * committed this long after its shard's last one is in history written while no daemon beat (an outage, or before
+     * the first start), or on a shard whose older heartbeats the others no longer hold.
+     */
+    static final long STALE_WINDOW_MS = 10_000;
+
+    /**
+     * The window a unit committed at {@code timeMicros} is in at least: the heartbeat values up to
+     * {@link #STALE_WINDOW_MS} before it (0 for times before that). So in a stretch without heartbeats the windows of
+     * all shards follow their commit times, even where one shard's binlog still holds heartbeats the others' do not
+     * (their windows would otherwise never meet, and nothing of the further one could be written until the next
+     * heartbeat reached them all).
+     */
+    static long staleAfter(long timeMicros) {
+        return Math.max(0, timeMicros / 1000 - STALE_WINDOW_MS);
+    }
+
     /** A heartbeat value (milliseconds) in microseconds. */
     static long micros(long heartbeat) {
         return heartbeat > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : heartbeat * 1000;
@@ -92,8 +112,8 @@ final class Lane<P> {
      * a transaction or commit in the order; for a prepare or rollback, where it stands in its shard's order).
      */
     SortKey advance(ShardUnit<?> unit) {
-        long window = lastHeartbeat;
         long time = unit.commitTimeMicros();
+        long window = Math.max(lastHeartbeat, staleAfter(time));
         if (window < effWindow || (window == effWindow && time < effTime)) {
             window = effWindow;
             time = effTime;

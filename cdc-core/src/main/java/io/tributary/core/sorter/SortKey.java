@@ -2,7 +2,8 @@ package io.tributary.core.sorter;
 
 /**
  * The global order of units: heartbeat window first (the value of the last heartbeat before the unit on
- * its shard, so every cut is respected), then commit time, then shard index, then position in the
+ * its shard, so every cut is respected; in a stretch without heartbeats, its commit time less ten seconds where
+ * that is later: {@link Lane#staleAfter}), then commit time, then shard index, then position in the
  * shard. Window and time are running maxima along each shard, so a shard's own order always agrees
  * with this order even when its clock steps back.
  */

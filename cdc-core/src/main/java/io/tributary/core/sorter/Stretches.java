@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
  * its first start): the {@link GlobalSorter} orders them by commit timestamps, and this says so, once per stretch
  * (INFO), where it began and, once a heartbeat closes it, where it ended. A heartbeat window counts as a stretch
  * once a transaction ordered in it by timestamps committed more than {@value #STRETCH_AFTER_MICROS} microseconds
- * after the window's heartbeat (heartbeat values are the writer's clock in milliseconds; before any heartbeat, after
+ * after the last heartbeat every shard has passed (heartbeat values are the writer's clock in milliseconds; before any heartbeat, after
  * the first transaction ordered by timestamps); between heartbeats written every 100 ms it never does. Part of the {@link GlobalSorter}; not
  * thread-safe.
  */
@@ -23,7 +23,7 @@ final class Stretches {
     static final long STRETCH_AFTER_MICROS = 1_000_000;
 
     private final List<String> shards;
-    /** The window of the stretch being ordered, or -1. */
+    /** The last heartbeat every shard had passed when the stretch being ordered began (0: none yet), or -1. */
     private long window = -1;
     private ShardUnit<?> first;
     private SortKey firstKey;
@@ -49,11 +49,13 @@ final class Stretches {
         if (key.window() < closed) {
             return; // a heartbeat cut orders it
         }
-        if (window != key.window()) {
+        // a stretch lasts while the heartbeat every shard has passed stays the same: the windows of the keys in it
+        // follow the commit times (Lane.staleAfter), so they are not what tells one stretch from the next
+        if (window != closed) {
             if (window >= 0) {
                 end("a later window begins");
             }
-            window = key.window();
+            window = closed;
             first = unit;
             firstKey = key;
             count = 0;

@@ -362,7 +362,9 @@ final class XaUses<P> {
         }
         fixUses(closed, clock);
         for (XaGroup<P> g : List.copyOf(groups)) {
-            long waitingSince = g.firstCommitWindow > 0 ? g.firstCommitWindow : firstHeartbeat;
+            // heartbeat time: the first commit's window (a heartbeat value, or, in a stretch, the heartbeat time its commit
+            // time stands for: Lane.staleAfter), never before the first heartbeat every shard has seen
+            long waitingSince = Math.max(g.firstCommitWindow, firstHeartbeat);
             // complete() last: it looks up every branch, and hundreds of uses are open in a catch-up
             if (g.participantsFixed && g.firstCommitWindow >= 0 && waitingSince > 0
                     && closed - waitingSince >= xaMaxWaitMs && !g.complete()) {

@@ -131,8 +131,8 @@ class GlobalSorterStretchTest {
             expected.add("b" + i);
         }
         assertThat(written).containsExactlyElementsOf(expected.subList(0, 199));
-        sorter.offer(s0.beat(10).units.get(100));
-        sorter.offer(s1.beat(10).units.get(100));
+        sorter.offer(s0.beat(1_700_000_002_000L).units.get(100));
+        sorter.offer(s1.beat(1_700_000_002_000L).units.get(100));
         assertThat(names(sorter.drain())).containsExactly("b99");
     }
 
@@ -201,5 +201,51 @@ class GlobalSorterStretchTest {
         // b49, the last, is passed by no later commit: the closing heartbeat orders it
         assertThat(infos().get(1)).contains("ended (heartbeat 1700000009000 closes it)", "99 transactions",
                 "from shard s0 a0", "to shard s0 a49");
+    }
+
+    @Test
+    void aShardWhoseBinlogStillHoldsHeartbeatsTheOthersDoNotHoldDoesNotWaitForTheNextHeartbeat() {
+        // shard 0's binlog still holds an earlier daemon's heartbeats, an hour old; shard 1's were purged with its older
+        // files. Then 30 s of history without heartbeats on both, XA over both shards every tenth transaction.
+        Shard s0 = new Shard(0).beat(T0 / 1000 - 3_600_000).txn("old", T0 - 3_599_000_000L);
+        Shard s1 = new Shard(1);
+        for (int i = 0; i < 300; i++) {
+            long t = T0 + 100_000L * i;
+            if (i % 10 == 5) {
+                s1.prepare("x" + i, t).commit("x" + i, t + 2_000);
+                s0.prepare("x" + i, t + 1_000).commit("x" + i, t + 3_000);
+            } else {
+                s0.txn("a" + i, t);
+                s1.txn("b" + i, t + 50_000);
+            }
+        }
+        GlobalSorter<String> sorter = sorter(2);
+        List<String> written = new ArrayList<>();
+        for (int i = 0; i < Math.max(s0.units.size(), s1.units.size()); i++) {
+            if (i < s0.units.size()) {
+                sorter.offer(s0.units.get(i));
+            }
+            if (i < s1.units.size()) {
+                sorter.offer(s1.units.get(i));
+            }
+            written.addAll(names(sorter.drain()));
+        }
+        // the old transaction first; then, once 10 s of commit time separate the shards' windows from shard 0's old
+        // heartbeat, in commit time order, as read: everything but the last second's worth waits for no heartbeat
+        assertThat(written.get(0)).isEqualTo("old");
+        assertThat(written).as("written before any new heartbeat").hasSizeGreaterThan(250);
+        List<String> expected = new ArrayList<>();
+        expected.add("old");
+        for (int i = 0; i < 300; i++) {
+            if (i % 10 == 5) {
+                expected.add("x" + i + "-p0+x" + i + "-p1");
+            } else {
+                expected.add("a" + i);
+                expected.add("b" + i);
+            }
+        }
+        assertThat(written).containsExactlyElementsOf(expected.subList(0, written.size()));
+        assertThat(infos()).as("one stretch, said once").hasSize(1);
+        assertThat(infos().get(0)).contains("ordering by commit timestamps");
     }
 }

@@ -266,6 +266,50 @@ final class ShardHistory {
     }
 
     /**
+     * The same history, where shard 0's binlog still begins with an earlier daemon's heartbeat, an hour before the
+     * first of this history, and a transaction ({@code OLD}) after it; the other shards' binlogs no longer hold that
+     * heartbeat (purged with their older files), as a first start with {@code start: earliest} finds them.
+     */
+    ShardHistory withAnOlderHeartbeatOnShardZero() {
+        long first = units.get(0).stream().filter(u -> u.kind() == Kind.HEARTBEAT).mapToLong(ShardUnit::heartbeat).min()
+                .orElse(1_700_000_000_000L);
+        long old = first - 3_600_000;
+        long ts = (old + 1_000) * 1000;
+        ShardHistory h = new ShardHistory(shardCount, heartbeatMs);
+        List<ShardUnit<String>> zero = new ArrayList<>();
+        zero.add(new ShardUnit<>(0, 1, Kind.HEARTBEAT, old * 1000, null, old, "hb-old@0", ShardPosition.at("bin.000001", 1),
+                ShardPosition.at("bin.000001", 2), "hb-old@0"));
+        zero.add(new ShardUnit<>(0, 2, Kind.TRANSACTION, ts, null, 0, "OLD", ShardPosition.at("bin.000001", 2),
+                ShardPosition.at("bin.000001", 4), "OLD"));
+        zero.addAll(units.get(0));
+        h.units.add(zero);
+        h.units.addAll(units.subList(1, units.size()));
+        h.transactions.add(new Txn("OLD", null, List.of(0), false, false, List.of(ts)));
+        h.transactions.addAll(transactions);
+        return h;
+    }
+
+    /** Whether every shard's binlog holds heartbeat {@code beat} (a cut across all of them). */
+    boolean onEveryShard(long beat) {
+        if (commonBeats == null) {
+            java.util.Set<Long> common = null;
+            for (List<ShardUnit<String>> list : units) {
+                java.util.Set<Long> here = new java.util.HashSet<>();
+                list.stream().filter(u -> u.kind() == Kind.HEARTBEAT).forEach(u -> here.add(u.heartbeat()));
+                if (common == null) {
+                    common = here;
+                } else {
+                    common.retainAll(here);
+                }
+            }
+            commonBeats = common;
+        }
+        return commonBeats.contains(beat);
+    }
+
+    private java.util.Set<Long> commonBeats;
+
+    /**
      * The same timeline with one or two stretches without heartbeats (the daemon was down: nothing wrote them), as
      * a catch-up reads it: every shard's heartbeats in each stretch are gone. In a stretch one shard may also take
      * no single-shard transactions (an idle shard, passed only through the heartbeat after the stretch), and each
