@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Merges the units of N shard streams into one global order (ARCHITECTURE.md, invariants 1 to 4).
  *
- * <p><b>Order.</b> Every unit gets a {@link SortKey}: the heartbeat window it falls in, its commit time,
+ * <p><b>Order.</b> Every unit gets a {@link SortKey}: the heartbeat window it falls in (more than ten seconds of
+ * commit time past its shard's last heartbeat, a window that follows that time: {@link Lane#staleAfter}), its commit time,
  * its shard index, its position. A unit is emitted once no shard can still produce a unit with a smaller
  * key: every shard has read past it, through a heartbeat after its window or a unit with a key no smaller
  * ({@link Lane#readPast}). A shard at the end of its binlog passes nothing more until its next heartbeat or
