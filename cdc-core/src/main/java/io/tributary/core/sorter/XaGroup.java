@@ -104,7 +104,7 @@ final class XaGroup<P> {
     /** Where {@link XaUses} filed it among the open uses by first finish; null: not filed. */
     SortKey filedAs;
     /**
-     * Where {@link XaUses} filed it by the lanes it waits on ({@link #waitedLanes}, {@link #missingLanes}); null: not
+     * Where {@link XaUses} filed it by the lanes it waits on ({@link Shape}); null: not
      * filed that way.
      */
     Shape filedShape;

@@ -85,7 +85,7 @@ final class XaUses<P> {
      */
     private final java.util.TreeMap<SortKey, XaGroup<P>> byFirstFinish = new java.util.TreeMap<>();
     /**
-     * The same uses again, by the lanes they wait on ({@link XaGroup#Shape}) and then by first finish: a use can come
+     * The same uses again, by the lanes they wait on ({@link XaGroup.Shape}) and then by first finish: a use can come
      * before a candidate only if every lane it waits on lets it (see {@link GlobalSorter#admitted}), and in a catch-up
      * that waits for one shard nearly all open uses wait on a lane that does not. Kept while the shards fit in the bits
      * of a long (up to 64); else the admission check walks {@link #byFirstFinish}.
