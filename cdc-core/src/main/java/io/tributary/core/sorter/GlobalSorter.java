@@ -198,6 +198,7 @@ public final class GlobalSorter<P> {
             // keep emitting
         }
         drained = true;
+        assert uses.preparedCountsCurrent() : "the prepared branches counted per shard differ from the open uses'";
         if (out.isEmpty()) {
             return List.of();
         }
@@ -226,25 +227,15 @@ public final class GlobalSorter<P> {
 
     /** Units of shard {@code shard} queued or prepared and not yet emitted ({@link #waiting()} of one shard). */
     public int waiting(int shard) {
-        int n = lanes.get(shard).queue.size();
-        for (XaGroup<P> g : uses.open()) {
-            for (ShardUnit<P> u : g.prepared.values()) {
-                if (u.shard() == shard) {
-                    n++;
-                }
-            }
-        }
-        return n;
+        assert uses.preparedCountsCurrent() : "the prepared branches counted per shard differ from the open uses'";
+        return lanes.get(shard).queue.size() + uses.preparedOn(shard);
     }
 
     /** Units queued or prepared and not yet emitted (a measure of what waits). */
     public int waiting() {
         int n = 0;
-        for (Lane<P> l : lanes) {
-            n += l.queue.size();
-        }
-        for (XaGroup<P> g : uses.open()) {
-            n += g.prepared.size();
+        for (int i = 0; i < lanes.size(); i++) {
+            n += waiting(i);
         }
         return n;
     }

@@ -101,6 +101,8 @@ final class XaGroup<P> {
     /** The commit or the rollback at {@link #firstFinish} (the other null): what fixes the use is judged there. */
     private Entry<P> firstCommit;
     private RolledBack<P> firstRollback;
+    /** Whether it has left the open uses (written, closed, or taken apart to be grouped again). */
+    boolean gone;
     /** Where {@link XaUses} filed it among the open uses by first finish; null: not filed. */
     SortKey filedAs;
     /**
@@ -113,9 +115,16 @@ final class XaGroup<P> {
     /** {@link #ready}'s count of commits per lane, kept: it runs for every open use an emission is checked against. */
     private int[] perLane;
 
-    XaGroup(String gtrid, List<Lane<P>> lanes) {
+    /**
+     * The count of prepared branches per shard over the open uses, kept by {@link XaUses} (this use adds and takes away
+     * its own as they change; {@link XaUses} takes a use's away when it leaves the open uses).
+     */
+    private final int[] preparedOn;
+
+    XaGroup(String gtrid, List<Lane<P>> lanes, int[] preparedOn) {
         this.gtrid = gtrid;
         this.lanes = lanes;
+        this.preparedOn = preparedOn;
     }
 
     /**
@@ -132,7 +141,9 @@ final class XaGroup<P> {
     void prepare(ShardUnit<P> unit, long window, long at) {
         Branch b = Branch.of(unit);
         boolean was = unfinished(b);
-        prepared.put(b, unit);
+        if (prepared.put(b, unit) == null) {
+            preparedOn[unit.shard()]++;
+        }
         if (!was && unfinished(b)) {
             unfinished++;
         }
@@ -285,7 +296,11 @@ final class XaGroup<P> {
         if (unfinished(b)) {
             unfinished--;
         }
-        return prepared.remove(b);
+        ShardUnit<P> unit = prepared.remove(b);
+        if (unit != null) {
+            preparedOn[unit.shard()]--;
+        }
+        return unit;
     }
 
     /** Gives up waiting for branch {@code b}'s commit; false if it was given up already. */

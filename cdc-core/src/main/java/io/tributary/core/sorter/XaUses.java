@@ -92,6 +92,8 @@ final class XaUses<P> {
      */
     private final Map<XaGroup.Shape, java.util.TreeMap<SortKey, XaGroup<P>>> byShape = new HashMap<>();
     private final boolean shaped;
+    /** Prepared branches of the open uses, per shard (see {@link #preparedOn(int)}). */
+    private final int[] preparedOn;
     /**
      * The gtrids of the last {@link #RECENT_USES} uses fixed, each with the shards whose branches its use took
      * although prepared in the heartbeat window after its first commit (empty: none). Whether a gtrid is used more
@@ -112,6 +114,34 @@ final class XaUses<P> {
         this.lanes = lanes;
         this.xaMaxWaitMs = xaMaxWaitMs;
         this.shaped = lanes.size() <= Long.SIZE;
+        this.preparedOn = new int[lanes.size()];
+    }
+
+    /**
+     * The prepared branches on {@code shard} in the open uses: kept as they change, since the merge stage asks at every
+     * drain whether anything of a shard waits, and a catch-up holds thousands of uses open.
+     */
+    int preparedOn(int shard) {
+        return preparedOn[shard];
+    }
+
+    /** Whether {@link #preparedOn} agrees with the open uses (for assertions). */
+    boolean preparedCountsCurrent() {
+        int[] counted = new int[preparedOn.length];
+        for (XaGroup<P> g : groups) {
+            for (ShardUnit<P> u : g.prepared.values()) {
+                counted[u.shard()]++;
+            }
+        }
+        return java.util.Arrays.equals(counted, preparedOn);
+    }
+
+    /** A use leaves the open uses: its prepared branches no longer count. */
+    private void forget(XaGroup<P> g) {
+        g.gone = true;
+        for (ShardUnit<P> u : g.prepared.values()) {
+            preparedOn[u.shard()]--;
+        }
     }
 
     /** The open uses, oldest first; the sorter's own list, not a copy (read it, do not change it). */
@@ -175,13 +205,14 @@ final class XaUses<P> {
      * keep waiting for their own commit, as a use of their own in its place.
      */
     void written(XaGroup<P> g) {
-        XaGroup<P> late = new XaGroup<>(g.gtrid, lanes);
+        XaGroup<P> late = new XaGroup<>(g.gtrid, lanes, preparedOn);
         late.participantsFixed = true;
         for (Branch x : g.abandoned) {
             late.prepare(g.prepared.get(x), g.preparedIn.get(x), g.preparedAt.get(x));
         }
         int at = groups.indexOf(g);
         groups.remove(at);
+        forget(g);
         List<XaGroup<P>> same = byGtrid.get(g.gtrid);
         int atSame = same.indexOf(g);
         unindex(g);
@@ -293,6 +324,7 @@ final class XaUses<P> {
     /** Removes a finished use (written, or rolled back on every branch) and marks its rolled-back branches done. */
     private void close(XaGroup<P> g) {
         groups.remove(g);
+        forget(g);
         List<XaGroup<P>> same = byGtrid.get(g.gtrid);
         same.remove(g);
         if (same.isEmpty()) {
@@ -326,7 +358,7 @@ final class XaUses<P> {
                 return g;
             }
         }
-        XaGroup<P> use = new XaGroup<>(gtrid, lanes);
+        XaGroup<P> use = new XaGroup<>(gtrid, lanes, preparedOn);
         groups.add(use);
         byGtrid.computeIfAbsent(gtrid, x -> new ArrayList<>(2)).add(use);
         return use;
@@ -387,10 +419,14 @@ final class XaUses<P> {
         boolean again = true;
         while (again) {
             again = false;
-            for (XaGroup<P> g : groups) {
+            // one pass over the uses, fixing as it goes, and again while a pass fixed one (a fix makes the later uses
+            // of its gtrid, met in the next pass). The uses of other gtrids do not change with a fix, so the fixes are
+            // the ones, in the order, that starting over after each would make; starting over was quadratic in the
+            // uses open when a catch-up fixes many at once.
+            for (XaGroup<P> g : List.copyOf(groups)) {
                 // a use that its own first finish does not let fix waits; if an earlier use of its gtrid does, that
-                // use is met in this loop too (one pass over the uses per drain: there may be hundreds open)
-                SortKey own = g.participantsFixed ? null : g.firstFinish();
+                // use is met in this loop too
+                SortKey own = g.participantsFixed || g.gone ? null : g.firstFinish();
                 if (own == null || !mayFix(g, own, closed, clock)) {
                     continue;
                 }
@@ -416,12 +452,9 @@ final class XaUses<P> {
                 if (byBeats < 0 && clock > settled) {
                     fixEarliestUse(g.gtrid, settled);
                     again = true;
-                    break;
-                }
-                if (byBeats > 0 && fixAfter >= 0 && closed > fixAfter) {
+                } else if (byBeats > 0 && fixAfter >= 0 && closed > fixAfter) {
                     fixEarliestUse(g.gtrid, null);
                     again = true;
-                    break;
                 }
             }
         }
@@ -477,10 +510,11 @@ final class XaUses<P> {
         int at = groups.indexOf(open.get(0));
         // nothing before the first open use of the gtrid is open: taking them out leaves its place where it was
         int atSame = same.indexOf(open.get(0));
-        groups.removeAll(open);
-        same.removeAll(open);
+        open.forEach(this::forget);
+        groups.removeIf(g -> g.gone);
+        same.removeIf(g -> g.gone);
         open.forEach(this::unindex); // their commits and rollbacks are taken into the uses built below
-        XaGroup<P> use = new XaGroup<>(gtrid, lanes);
+        XaGroup<P> use = new XaGroup<>(gtrid, lanes, preparedOn);
         groups.add(at, use);
         same.add(atSame, use);
         // per shard in binlog order: a prepare after a commit or rollback of the use on its shard is a later use
