@@ -52,14 +52,15 @@ public final class BufferedTransaction {
         }
 
         /**
-         * Room for the next event's record of {@code size} bytes, in the last chunk or a new one ({@link #lastChunk});
-         * returns the record's position there. {@code body} is kept beside it.
+         * Room for the next event's record of {@code size} bytes, in the last chunk or a new one ({@link #lastChunk},
+         * from {@code buffer}'s spares where it has one); returns the record's position there. {@code body} is kept
+         * beside it.
          */
-        int reserve(int size, EventBody body, long eventCost) {
+        int reserve(int size, EventBody body, long eventCost, TransactionBuffer buffer) {
             int last = chunks.size() - 1;
             if (last < 0 || used[last] + size > chunks.get(last).length) {
                 int next = last < 0 ? FIRST_CHUNK : Math.min(LARGEST_CHUNK, chunks.get(last).length * 2);
-                chunks.add(new byte[Math.max(next, size)]);
+                chunks.add(buffer.memoryChunk(Math.max(next, size)));
                 last++;
                 if (last == used.length) {
                     used = java.util.Arrays.copyOf(used, used.length * 2);
@@ -232,7 +233,7 @@ public final class BufferedTransaction {
             last = new Segment(eventCount);
             segments.add(last);
         }
-        placedAt = last.reserve(size, body, cost);
+        placedAt = last.reserve(size, body, cost, buffer);
         memoryBytes += cost;
         buffer.addMemory(cost);
         return last.lastChunk();
@@ -276,7 +277,7 @@ public final class BufferedTransaction {
             if (state == State.RELEASED || state == State.FAILED) {
                 return;
             }
-            freeAll();
+            freeAll(true);
             state = State.RELEASED;
         }
     }
@@ -290,7 +291,7 @@ public final class BufferedTransaction {
     }
 
     void fail(RuntimeException cause) {
-        freeAll();
+        freeAll(false);
         failure = cause;
         state = State.FAILED;
     }
@@ -348,11 +349,18 @@ public final class BufferedTransaction {
         }
     }
 
-    private void freeAll() {
+    /**
+     * Frees everything; {@code spare}: the in-memory chunks go to the buffer's spares (only on release: the reader
+     * is done with them, as {@link EventIterator} requires; a failed transaction's may still be read).
+     */
+    private void freeAll(boolean spare) {
         dropChunk();
         for (Segment s : segments) {
             memoryBytes -= s.cost;
             buffer.addMemory(-s.cost);
+            if (spare) {
+                s.chunks.forEach(buffer::spare);
+            }
         }
         segments.clear();
         if (diskBytes > 0) {

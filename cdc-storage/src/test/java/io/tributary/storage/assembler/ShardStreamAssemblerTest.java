@@ -100,10 +100,13 @@ class ShardStreamAssemblerTest {
                     TransactionBuffer buffer = new TransactionBuffer(new LivePersistSettings(new PersistConfig(1L << 30),
                             values), store)) {
                 List<BinlogEvent> buffered = new ArrayList<>();
+                // read events are valid until their transaction is released (its memory serves the next ones), so
+                // the transactions are released once the events are compared
+                List<BufferedTransaction> read = new ArrayList<>();
                 ShardStreamAssembler a = new ShardStreamAssembler(0, "s0", ShardPosition.at(file, 4), buffer, u -> {
                     if (u.payload() != null) {
                         u.payload().events().forEachRemaining(buffered::add);
-                        u.payload().release();
+                        read.add(u.payload());
                     }
                 });
                 List<ByteBuf> sent = new ArrayList<>();
@@ -127,6 +130,7 @@ class ShardStreamAssemblerTest {
                         assertThat(got.body()).as("table map at %d, %s", got.offset(), where).isEqualTo(m);
                     }
                 }
+                read.forEach(BufferedTransaction::release);
                 assertThat(buffer.openTransactions()).isZero();
                 assertThat(buffer.memoryUsed()).isZero();
             }

@@ -132,6 +132,44 @@ class TransactionBufferTest {
     }
 
     @Test
+    void aReleasedTransactionsChunksServeTheNextOnesWhichReadBackOnlyTheirOwnEvents() {
+        start(Map.of("storage.memoryLimit", "16MB"));
+        // a large transaction fills chunks of 4 to 64 KB with its events; released, they are kept
+        BufferedTransaction first = buffer.begin("shard-0", "0-101-1", template.fde);
+        for (int i = 0; i < 40; i++) {
+            first.append(event(i, 3 * KB));
+        }
+        first.seal();
+        readBack(first);
+        first.release();
+        long spare = buffer.spareBytes();
+        assertThat(spare).as("chunks kept from the released transaction").isGreaterThanOrEqualTo(64 * KB);
+
+        // the next transactions take them (smaller events, so a stale byte would show) and read back exactly theirs
+        List<BufferedTransaction> next = new ArrayList<>();
+        List<List<BinlogEvent>> written = new ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            BufferedTransaction x = buffer.begin("shard-0", "0-101-" + (t + 2), template.fde);
+            List<BinlogEvent> events = new ArrayList<>();
+            for (int i = 0; i < 5 + t; i++) {
+                BinlogEvent e = event(1000 * t + i, 700 + 97 * i);
+                events.add(e);
+                x.append(e);
+            }
+            x.seal();
+            next.add(x);
+            written.add(events);
+        }
+        assertThat(buffer.spareBytes()).as("spares taken").isLessThan(spare);
+        for (int t = 0; t < next.size(); t++) {
+            assertSameEvents(readBack(next.get(t)), written.get(t));
+            next.get(t).release();
+        }
+        assertThat(buffer.memoryUsed()).isZero();
+        assertThat(buffer.spareBytes()).as("within an eighth of the memory limit").isLessThanOrEqualTo(2L << 20);
+    }
+
+    @Test
     void autoSpillsATransactionLargerThanTheTransactionThresholdWhateverTheMemoryUse() {
         start(Map.of("storage.memoryLimit", "100MB", "storage.txnPersistThreshold", "64KB"));
         BufferedTransaction t = buffer.begin("shard-1", "binlog.000003:4711", template.fde);
