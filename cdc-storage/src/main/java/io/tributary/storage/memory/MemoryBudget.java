@@ -10,7 +10,8 @@ import io.tributary.core.config.ByteSize;
  * <table>
  * <caption>The shares</caption>
  * <tr><th>limit</th><th>held by</th><th>default</th></tr>
- * <tr><td>transaction buffer</td><td>buffered transactions (spill beyond)</td><td>25% of the max heap</td></tr>
+ * <tr><td>transaction buffer</td><td>buffered transactions (spill beyond); besides, up to an eighth of it (at most
+ * 32 MB) of released transactions' chunks kept for the next ones</td><td>25% of the max heap</td></tr>
  * <tr><td>tail cache</td><td>the newest durable global binlog bytes</td><td>256 MB or 1/8 of the heap,
  * whichever is smaller</td></tr>
  * <tr><td>merge ring</td><td>shard events between readers and the merge thread</td><td>1/16 of the heap, 4 to
