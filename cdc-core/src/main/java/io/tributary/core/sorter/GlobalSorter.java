@@ -413,10 +413,11 @@ public final class GlobalSorter<P> {
                 }
             }
         }
-        for (XaGroup<?> h : headGroups) {
+        for (int i = 0; i < headGroups.length; i++) {
             @SuppressWarnings("unchecked")
-            XaGroup<P> g = (XaGroup<P>) h;
-            if (g != null && uses.finishesBefore(g, key) && keepsBack(g, candidate, breaker)) {
+            XaGroup<P> g = (XaGroup<P>) headGroups[i];
+            // a use heading several lanes is asked once, at the first
+            if (g != null && !headsALane(g, i) && uses.finishesBefore(g, key) && keepsBack(g, candidate, breaker)) {
                 lastBlocker = g;
                 return false;
             }
@@ -473,8 +474,13 @@ public final class GlobalSorter<P> {
 
     /** Whether a commit of {@code g} heads a lane, as of the current {@link #admitted} call. */
     private boolean headsALane(XaGroup<P> g) {
-        for (XaGroup<?> h : headGroups) {
-            if (h == g) {
+        return headsALane(g, headGroups.length);
+    }
+
+    /** Whether a commit of {@code g} heads one of the lanes before {@code lane}, as of the current call. */
+    private boolean headsALane(XaGroup<P> g, int lane) {
+        for (int i = 0; i < lane; i++) {
+            if (headGroups[i] == g) {
                 return true;
             }
         }

@@ -152,16 +152,16 @@ public final class TransactionBuffer implements AutoCloseable {
      * they stay where they are. At most {@link #spareLimit} bytes are kept, outside {@code storage.memoryLimit}'s
      * accounting. Guarded by this buffer's lock.
      */
-    @SuppressWarnings("unchecked")
-    private final java.util.ArrayDeque<byte[]>[] spareChunks = new java.util.ArrayDeque[5];
+    private final List<java.util.ArrayDeque<byte[]>> spareChunks = java.util.stream.Stream
+            .generate(java.util.ArrayDeque<byte[]>::new).limit(5).toList();
     private long spareBytes;
 
     /** An array for a transaction's in-memory chunk of {@code size} bytes: a spare one of that size, else new. */
     byte[] memoryChunk(int size) {
         int sizeClass = sizeClass(size);
-        if (sizeClass >= 0 && spareChunks[sizeClass] != null && !spareChunks[sizeClass].isEmpty()) {
+        if (sizeClass >= 0 && !spareChunks.get(sizeClass).isEmpty()) {
             spareBytes -= size;
-            return spareChunks[sizeClass].pop();
+            return spareChunks.get(sizeClass).pop();
         }
         return new byte[size];
     }
@@ -175,10 +175,7 @@ public final class TransactionBuffer implements AutoCloseable {
         if (sizeClass < 0 || spareBytes + chunk.length > spareLimit()) {
             return;
         }
-        if (spareChunks[sizeClass] == null) {
-            spareChunks[sizeClass] = new java.util.ArrayDeque<>();
-        }
-        spareChunks[sizeClass].push(chunk);
+        spareChunks.get(sizeClass).push(chunk);
         spareBytes += chunk.length;
     }
 
