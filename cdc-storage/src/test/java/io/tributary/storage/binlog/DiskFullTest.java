@@ -57,7 +57,8 @@ class DiskFullTest {
         BinlogConfig config = nearlyFullDisk(dir, ballast);
         Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         int total = 2500;
-        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
+             Ballast freed = new Ballast(ballast)) {
             CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
                 try {
                     for (int i = 0; i < total; i++) {
@@ -84,7 +85,7 @@ class DiskFullTest {
             assertThat(bytes.length).isGreaterThanOrEqualTo((int) durable.position().position());
             assertThat(durable.lastSequence()).isLessThan(total);
 
-            Files.delete(ballast);
+            freed.close();
             writing.get(60, TimeUnit.SECONDS);
             assertThat(w.durability().awaitSequence(total, Duration.ofSeconds(20))).isTrue();
             assertThat(w.health().up()).as("health after space was freed: %s", w.health()).isTrue();
@@ -104,7 +105,8 @@ class DiskFullTest {
         Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         int total = 2500;
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
-             TailCache cache = TailCache.attach(w, 64 << 20)) {
+             TailCache cache = TailCache.attach(w, 64 << 20);
+             Ballast freed = new Ballast(ballast)) {
             BinlogPosition start = w.writtenPosition();
             long first = cache.find(start);
             CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
@@ -122,7 +124,7 @@ class DiskFullTest {
             }
             assertThat(w.health().up()).as("health while the disk is full").isFalse();
             Thread.sleep(300); // a few retries
-            Files.delete(ballast);
+            freed.close();
             writing.get(60, TimeUnit.SECONDS);
             assertThat(w.durability().awaitSequence(total, Duration.ofSeconds(20))).isTrue();
             BinlogPosition durable = w.durability().current().position();
@@ -133,6 +135,18 @@ class DiskFullTest {
                 entries.add(e);
             }
             WriterFedTailCacheTest.assertSameAsFiles(dir, start, entries, durable);
+        }
+    }
+
+    /**
+     * The file that fills the disk, deleted when closed. Declared after the writer in try-with-resources so that it
+     * is closed first: a failed assertion while the disk is full then fails the test instead of leaving the writer's
+     * close retrying its flush for good.
+     */
+    private record Ballast(Path file) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            Files.deleteIfExists(file);
         }
     }
 
