@@ -39,16 +39,20 @@ import org.knowm.xchart.CategoryChart;
  *   <li>{@code tributary}: the dump server serving the global binlog (the tail cache holds only its end, so
  *       subscribers read the files);</li>
  *   <li>{@code ceiling}: a {@link PreframedReplayServer} replaying a recorded Tributary session with zero-copy
- *       writes: what the client itself can take.</li>
+ *       writes: what the client itself can take. With {@code --replay-write-kb=N} it writes at most N KB at a time
+ *       (16 KB is what the client takes fastest on 2 cores: the ceiling; unlimited writes were slower than
+ *       MariaDB's own thread);</li>
+ *   <li>{@code mariadb-replay} (with {@code --replay-mariadb}): the same replay of a recorded session with the shard,
+ *       to tell what the stream's shape does from what the server does.</li>
  * </ul>
- * The three alternate within each round. The clients' files are symbolic links to {@code /dev/null}, so nothing is
+ * The targets alternate within each round, after one unmeasured read of each (the servers are warm processes). The clients' files are symbolic links to {@code /dev/null}, so nothing is
  * written to disk and the client's cost is its reading and framing alone. Rates are bytes of binlog served (the sum of
  * the served files' sizes, times N) over the wall time from starting the N clients until the last exits, in MB/s
  * (10<sup>6</sup> bytes). Prints a table with ratios and writes a CSV and a PNG plot to {@code --out}.
  *
  * <pre>
  * ./mvnw -q -Pbench -pl cdc-test -am process-test-classes -Dbench.main=io.tributary.test.dump.DumpServingBenchmark \
- *     -Dbench.args="--size-mb=330 --readers=1,8,32 --rounds=3 --out=docs/benchmarks/dump-serving"
+ *     -Dbench.args="--size-mb=1000 --readers=1,8,32 --rounds=5 --replay-write-kb=16 --replay-mariadb --out=DIR"
  * </pre>
  */
 public final class DumpServingBenchmark {
@@ -68,6 +72,8 @@ public final class DumpServingBenchmark {
         int rounds = 3;
         Path out = null;
         int subscriberBuffer = 0;
+        int replayWrite = 0;
+        boolean replayMariadb = false;
         for (String a : args) {
             if (a.startsWith("--size-mb=")) {
                 sizeMb = Long.parseLong(a.substring(10));
@@ -79,9 +85,14 @@ public final class DumpServingBenchmark {
                 out = Path.of(a.substring(6));
             } else if (a.startsWith("--subscriber-buffer-kb=")) {
                 subscriberBuffer = Integer.parseInt(a.substring(23)) * 1024;
+            } else if (a.startsWith("--replay-write-kb=")) {
+                replayWrite = Integer.parseInt(a.substring(18)) * 1024;
+            } else if (a.equals("--replay-mariadb")) {
+                replayMariadb = true;
             } else {
                 throw new IllegalArgumentException("Unknown argument " + a
-                        + ": expected --size-mb=N, --readers=1,8,32, --rounds=N, --out=DIR, --subscriber-buffer-kb=N");
+                        + ": expected --size-mb=N, --readers=1,8,32, --rounds=N, --out=DIR, --subscriber-buffer-kb=N, "
+                        + "--replay-write-kb=N, --replay-mariadb");
             }
         }
         if (!Files.isExecutable(TOOL)) {
@@ -130,12 +141,23 @@ public final class DumpServingBenchmark {
                             globalFiles, globalBytes);
                     Path recordDir = Files.createDirectories(work.resolve("record"));
                     linkToNull(recordDir, globalFiles);
+                    linkToNull(recordDir, mariadb.files());
+                    int write = replayWrite;
                     try (PreframedReplayServer replay = PreframedReplayServer.record(server.port(),
                             port -> command(new Target("record", port, "repl", "repl-pass", globalFiles.get(0), globalFiles,
-                                    0), recordDir), work.resolve("stream.bin"))) {
+                                    0), recordDir), work.resolve("stream.bin"), write);
+                         PreframedReplayServer mariadbReplay = replayMariadb ? PreframedReplayServer.record(shard.port(),
+                                 port -> command(new Target("record", port, mariadb.user(), mariadb.password(),
+                                         mariadb.firstFile(), mariadb.files(), 0), recordDir),
+                                 work.resolve("mariadb-stream.bin"), write) : null) {
                         Target ceiling = new Target("ceiling", replay.port(), "repl", "repl-pass", globalFiles.get(0),
                                 globalFiles, globalBytes);
-                        run(List.of(mariadb, tributary, ceiling), readers, rounds, work, out);
+                        List<Target> targets = new ArrayList<>(List.of(mariadb, tributary, ceiling));
+                        if (mariadbReplay != null) {
+                            targets.add(new Target("mariadb-replay", mariadbReplay.port(), mariadb.user(),
+                                    mariadb.password(), mariadb.firstFile(), mariadb.files(), shardBytes));
+                        }
+                        run(targets, readers, rounds, work, out);
                     }
                 }
             }
@@ -149,6 +171,12 @@ public final class DumpServingBenchmark {
     private static void run(List<Target> targets, int[] readers, int rounds, Path work, Path out) throws Exception {
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         List<String> csv = new ArrayList<>(List.of("readers,round,target,seconds,bytes,mb_per_s"));
+        for (Target t : targets) {
+            // one unmeasured read each first: the servers under test are warm long-running processes, and the first
+            // read of a fresh JVM runs its serving path in the interpreter (Tributary's first round was ~0.6x its rest)
+            double seconds = readAll(t, 1, work);
+            System.out.printf("  warm-up %-14s %7.2f s%n", t.name(), seconds);
+        }
         for (int n : readers) {
             for (int round = 1; round <= rounds; round++) {
                 List<Target> order = new ArrayList<>(targets);
@@ -173,6 +201,11 @@ public final class DumpServingBenchmark {
             List<Double> c = rates.get("ceiling@" + n);
             System.out.printf("| %d | %s | %s | %s | %.2f | %.2f |%n", n, range(m), range(t), range(c),
                     median(t) / median(m), median(t) / median(c));
+            List<Double> r = rates.get("mariadb-replay@" + n);
+            if (r != null) {
+                System.out.printf("|   | replay of MariaDB's session: %s | MariaDB / its replay %.2f | Tributary's replay / "
+                        + "MariaDB's replay %.2f |  |  |%n", range(r), median(m) / median(r), median(c) / median(r));
+            }
         }
         if (out != null) {
             Files.createDirectories(out);

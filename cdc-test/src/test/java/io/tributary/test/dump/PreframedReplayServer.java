@@ -33,8 +33,10 @@ final class PreframedReplayServer implements AutoCloseable {
     private final Path stream;
     private final ServerSocketChannel server;
     private final Thread acceptor;
+    private final int writeSize;
 
-    private PreframedReplayServer(List<byte[]> answers, int dumpPacket, Path stream) throws IOException {
+    private PreframedReplayServer(List<byte[]> answers, int dumpPacket, Path stream, int writeSize) throws IOException {
+        this.writeSize = writeSize;
         this.answers = answers;
         this.dumpPacket = dumpPacket;
         this.stream = stream;
@@ -58,6 +60,16 @@ final class PreframedReplayServer implements AutoCloseable {
      */
     static PreframedReplayServer record(int upstreamPort, java.util.function.IntFunction<List<String>> client,
                                         Path stream) throws Exception {
+        return record(upstreamPort, client, stream, 0);
+    }
+
+    /**
+     * As {@link #record(int, java.util.function.IntFunction, Path)}, the stream replayed in writes of at most
+     * {@code writeSize} bytes (0: as large as the kernel takes), to see what the size of a server's writes does to the
+     * client's rate.
+     */
+    static PreframedReplayServer record(int upstreamPort, java.util.function.IntFunction<List<String>> client,
+                                        Path stream, int writeSize) throws Exception {
         List<ByteArrayOutputStream> answers = new ArrayList<>();
         answers.add(new ByteArrayOutputStream()); // 0: the greeting, before any client packet
         int[] dump = {-1};
@@ -100,11 +112,21 @@ final class PreframedReplayServer implements AutoCloseable {
                             dump[0] = answers.size() - 1;
                         }
                     }
-                    out.write(header);
-                    out.write(payload);
-                    out.flush();
+                    try {
+                        out.write(header);
+                        out.write(payload);
+                        out.flush();
+                    } catch (IOException e) {
+                        break; // the server ended the session after the dump (MariaDB does): the last packet is a QUIT
+                    }
                 }
-                up.shutdownOutput();
+                if (!up.isOutputShutdown()) {
+                    try {
+                        up.shutdownOutput();
+                    } catch (IOException e) {
+                        // already closed by the server
+                    }
+                }
                 fromServer.join(60_000);
             }
             if (p.waitFor() != 0) {
@@ -115,7 +137,7 @@ final class PreframedReplayServer implements AutoCloseable {
             throw new IllegalStateException("the recorded client sent no COM_BINLOG_DUMP");
         }
         List<byte[]> bytes = answers.stream().map(ByteArrayOutputStream::toByteArray).toList();
-        return new PreframedReplayServer(bytes, dump[0], stream);
+        return new PreframedReplayServer(bytes, dump[0], stream, writeSize);
     }
 
     /** Reads a client packet's header; false when the client closed. */
@@ -160,8 +182,9 @@ final class PreframedReplayServer implements AutoCloseable {
                 }
                 if (packet == dumpPacket) {
                     long size = file.size();
+                    long most = writeSize > 0 ? writeSize : size;
                     for (long at = 0; at < size; ) {
-                        at += file.transferTo(at, size - at, c);
+                        at += file.transferTo(at, Math.min(most, size - at), c);
                     }
                 } else if (packet < answers.size()) {
                     writeFully(c, answers.get(packet));
