@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * sender thread does, instead of handing every batch from this thread to the loop and waiting to be woken (on 2
  * cores the subscriber, this thread and the loop were three busy threads, and the hand-offs cost more CPU than the
  * reading). Reads come from the page cache, a batch at a time, and the loop moves on to its other channels every
- * {@value #PUMP_BATCHES} batches; a batch slower than 2 ms (a read from the disk) hands the reading back to this
+ * {@value #PUMP_BATCHES} batches; 256 KB slower than 2 ms (a read from the disk) hand the reading back to this
  * thread for a while, so the loop's other subscribers never wait on the disk. This thread waits meanwhile, and
  * takes over again at the durable end (waits, heartbeats, the cache).
  *
@@ -90,14 +90,25 @@ final class BinlogStreamer implements Runnable {
             f.channel().pipeline().fireExceptionCaught(f.cause());
         }
     };
-    /** Batches one pump step sends before the event loop serves its other channels. */
-    private static final int PUMP_BATCHES = 8;
-    /** A pump batch slower than this (read from the disk, not the page cache) hands the reading back to the thread. */
+    /** Batches one pump step sends (2 MB) before the event loop serves its other channels. */
+    private static final int PUMP_BATCHES = 64;
+    /**
+     * {@value #SLOW_CHECK_BATCHES} pump batches (256 KB) slower than this (read from the disk, not the page cache) hand
+     * the reading back to the thread.
+     */
     private static final long PUMP_SLOW_NANOS = 2_000_000;
-    /** Batches the thread then sends itself before the event loop tries again. */
-    private static final int THREAD_BATCHES_AFTER_SLOW = 64;
-    /** Bytes of events read from the files and framed into one buffer, one write, at a time. */
-    private static final int FILE_BATCH = 256 * 1024;
+    private static final int SLOW_CHECK_BATCHES = 8;
+    /** Batches the thread then sends itself (16 MB) before the event loop tries again. */
+    private static final int THREAD_BATCHES_AFTER_SLOW = 512;
+    /**
+     * Bytes of events read from the files and framed into one buffer, one write, at a time. 32 KB, not more: a client
+     * reading one stream takes it faster in writes of tens of KB than in large ones (on 2 cores the server's copy and
+     * the client's read then overlap; MariaDB's dump thread writes its 16 KB net buffer at a time). Measured with
+     * {@code DumpServingBenchmark}: one {@code mariadb-binlog} got 2020 MB/s in 32 KB batches against 1861 in 256 KB
+     * ones, a replay server 2045 in 16 KB writes against 1555 in writes as large as the kernel takes; 8 and 32
+     * readers did not lose by it (docs/benchmarks.md, serving, third part).
+     */
+    private static final int FILE_BATCH = 32 * 1024;
     /** Where an event starts in its packet: after the 4-byte header and the 0x00 status byte. */
     private static final int EVENT_IN_PACKET = MySqlProtocol.PACKET_HEADER_BYTES + 1;
 
@@ -108,6 +119,13 @@ final class BinlogStreamer implements Runnable {
     private final Object writable = new Object();
     private final java.util.concurrent.atomic.AtomicLong inFlightBytes = new java.util.concurrent.atomic.AtomicLong();
     private final TailCache cache;
+    /**
+     * Set when the dump ended for a reason of its own (the EOF of a non-blocking dump, a refusal, an error sent to
+     * the subscriber) rather than the connection closing: the connection's end is then not the subscriber leaving
+     * mid-stream. A flag, not the run's future: the run also ends, on this thread, as soon as it sees the channel
+     * closed, which can come before the event loop tells the handler.
+     */
+    private volatile boolean endedOnItsOwn;
     /** Serves this subscriber while it is lent (see {@link #lend}); null when there is none. */
     private final TailFanOut fanOut;
     /** Who owns the position fields: this thread ({@code OWN}) or, while lent, the fan-out. */
@@ -211,16 +229,19 @@ final class BinlogStreamer implements Runnable {
             }
             stream();
         } catch (DumpRefused e) {
+            endedOnItsOwn = true;
             LOG.info("dump refused for {} ({}): {}", channel.remoteAddress(), request, e.getMessage());
             sendError(e.getMessage());
         } catch (InterruptedException | java.nio.channels.ClosedByInterruptException e) {
             Thread.currentThread().interrupt(); // the connection ended or the server is closing
         } catch (Exception e) {
             if (channel.isActive()) {
+                endedOnItsOwn = true;
                 LOG.warn("dump to {} stopped at {}: {}", channel.remoteAddress(), opened, e.toString());
                 sendError("Tributary could not read the global binlog: " + e.getMessage());
             }
         } catch (Error e) { // the executor's future would swallow it: the subscriber would wait forever, unanswered
+            endedOnItsOwn = true;
             LOG.error("dump to {} failed at {}", channel.remoteAddress(), opened, e);
             channel.close();
             throw e;
@@ -279,6 +300,7 @@ final class BinlogStreamer implements Runnable {
             }
             flush();
             if (request.nonBlocking()) {
+                endedOnItsOwn = true;
                 send(new EofPacket(0, MySqlProtocol.SERVER_STATUS_AUTOCOMMIT));
                 flush();
                 return;
@@ -602,6 +624,7 @@ final class BinlogStreamer implements Runnable {
         }
         inPumpStep = true;
         try {
+            long started = 0;
             for (int i = 0; i < PUMP_BATCHES; i++) {
                 if (!channel.isActive()) {
                     done.complete(null);
@@ -610,14 +633,16 @@ final class BinlogStreamer implements Runnable {
                 if (!channel.isWritable()) {
                     return; // writabilityChanged() resumes
                 }
-                long started = System.nanoTime();
+                if (i % SLOW_CHECK_BATCHES == 0) {
+                    started = System.nanoTime();
+                }
                 if (!sendFromFiles(Duration.ZERO)) {
                     flush();
                     done.complete(null);
                     return;
                 }
                 flush();
-                if (System.nanoTime() - started > PUMP_SLOW_NANOS) {
+                if (i % SLOW_CHECK_BATCHES == SLOW_CHECK_BATCHES - 1 && System.nanoTime() - started > PUMP_SLOW_NANOS) {
                     // not from the page cache (or the machine is busy): the loop's other channels must not wait
                     // on the disk, so this subscriber's thread reads the next batches itself
                     threadBatchesLeft = THREAD_BATCHES_AFTER_SLOW;
@@ -825,6 +850,11 @@ final class BinlogStreamer implements Runnable {
      */
     private boolean canWrite() {
         return channel.isWritable() && inFlightBytes.get() < channel.bytesBeforeUnwritable();
+    }
+
+    /** Whether the dump ended for a reason of its own, not because the connection closed under it. */
+    boolean endedOnItsOwn() {
+        return endedOnItsOwn;
     }
 
     /** The format description re-sent when starting inside a file: log_pos 0, so the replica keeps its position. */

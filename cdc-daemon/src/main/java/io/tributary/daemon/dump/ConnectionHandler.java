@@ -127,7 +127,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
             admitted = false;
             context.connections().release();
         }
-        if (state == State.DUMPING && streaming != null && !streaming.isDone()) {
+        if (state == State.DUMPING && streamer != null && !streamer.endedOnItsOwn()) {
             LOG.info("dump connection {} ({}@{}) ended: the subscriber disconnected", connectionId, user,
                     ctx.channel().remoteAddress());
         }
