@@ -125,6 +125,8 @@ public final class HeartbeatWriter implements AutoCloseable {
 
     private final List<Target> targets;
     private final Connection[] connections;
+    /** Per shard: when its connection was last handed out ({@link System#nanoTime}; that shard's thread only). */
+    private final long[] connectionUsedNanos;
     /** Per shard: beats missed in a row (0 while it is written), and when its failure was last logged. */
     private final long[] missed;
     private final long[] lastWarnedMicros;
@@ -149,8 +151,13 @@ public final class HeartbeatWriter implements AutoCloseable {
     private final long[] writeStartedMicros;
     /** The release of the lock after the last beat (on the lock shard's thread, once the beat's writes are done). */
     private Future<?> release;
-    /** Since when (writer clock, µs) another writer has held the lock at every beat; 0 while it is free. */
+    /**
+     * Since when (writer clock, µs) another writer has held the lock at every beat without moving the lock shard's
+     * row; 0 while it is free.
+     */
     private long lockBusySinceMicros;
+    /** The lock shard's heartbeat row as last seen while the lock was busy. */
+    private long lockBusyRow = -1;
     private long lastLockWarnedMicros;
     private volatile ScheduledExecutorService scheduler;
     private volatile long lastValue;
@@ -189,6 +196,7 @@ public final class HeartbeatWriter implements AutoCloseable {
         this.idleInterval = idleInterval.compareTo(interval) < 0 ? interval : idleInterval;
         this.targets = List.copyOf(targets);
         this.connections = new Connection[targets.size()];
+        this.connectionUsedNanos = new long[targets.size()];
         this.missed = new long[targets.size()];
         this.lastWarnedMicros = new long[targets.size()];
         this.writes = new Future<?>[targets.size()];
@@ -407,7 +415,7 @@ public final class HeartbeatWriter implements AutoCloseable {
                 s.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
                 try (ResultSet rs = s.executeQuery("SELECT GET_LOCK('" + LOCK + "', 0)")) {
                     if (!rs.next() || rs.getInt(1) != 1) {
-                        lockBusy(at);
+                        lockBusy(s, at);
                         return 0;
                     }
                 }
@@ -432,12 +440,25 @@ public final class HeartbeatWriter implements AutoCloseable {
 
     /**
      * Another writer (a twin) holds the lock: it is beating, so this writer skips the beat. Logged at DEBUG; a
-     * warning once the lock has been held that way for longer than {@link #idleTimeoutSeconds} (longer than even a
+     * warning once the lock has been held that way, with the lock shard's row standing still, for longer than
+     * {@link #idleTimeoutSeconds} (longer than even a
      * vanished writer keeps it: the holder is alive and stuck in a beat, which holds back everyone's heartbeats; a
      * holder merely slow, a busy shard on a loaded machine, warns about its own slow writes), then at most every
      * {@value #REPEAT_WARNING_MS} ms.
      */
-    private void lockBusy(long at) {
+    private void lockBusy(Statement s, long at) throws SQLException {
+        long row = 0;
+        try (ResultSet rs = s.executeQuery("SELECT heartbeat FROM " + QUALIFIED + " WHERE id = 1")) {
+            if (rs.next()) {
+                row = rs.getLong(1);
+            }
+        }
+        if (row != lockBusyRow) {
+            // the holder moved the lock shard's row since: it is beating, not stuck (a twin that beats as often as
+            // this writer and holds the lock through its writes can win every try on a busy machine)
+            lockBusyRow = row;
+            lockBusySinceMicros = at;
+        }
         if (lockBusySinceMicros == 0) {
             lockBusySinceMicros = at;
         }
@@ -610,8 +631,15 @@ public final class HeartbeatWriter implements AutoCloseable {
     }
 
     private Connection connection(int i, boolean failHard) throws SQLException {
+        long now = System.nanoTime();
         if (connections[i] != null) {
-            return connections[i];
+            if (now - connectionUsedNanos[i] < idleTimeoutSeconds() * 500_000_000L) {
+                connectionUsedNanos[i] = now;
+                return connections[i];
+            }
+            // unused for half its wait_timeout: the shard may have dropped it. A twin that keeps losing the lock
+            // writes nothing to the other shards, however often it beats; its next write must not fail on that.
+            closeQuietly(i);
         }
         Target t = targets.get(i);
         try {
@@ -625,6 +653,7 @@ public final class HeartbeatWriter implements AutoCloseable {
                 throw e;
             }
             connections[i] = c;
+            connectionUsedNanos[i] = now;
             return c;
         } catch (SQLException e) {
             if (failHard) {
@@ -681,9 +710,9 @@ public final class HeartbeatWriter implements AutoCloseable {
     }
 
     /**
-     * The {@code wait_timeout} of the heartbeat connections, in seconds: a connection used every idle interval (at
-     * the latest) is never idle that long, and a writer that vanished without closing its connections (its machine
-     * lost) holds the lock at most that long.
+     * The {@code wait_timeout} of the heartbeat connections, in seconds: a connection unused for half of it is
+     * replaced before its next use (a twin that keeps losing the lock uses only the lock shard's), and a writer that
+     * vanished without closing its connections (its machine lost) holds the lock at most that long.
      */
     long idleTimeoutSeconds() {
         return Math.max(MIN_IDLE_TIMEOUT_SECONDS, (idleInterval.toMillis() * 3 + 999) / 1000);

@@ -376,6 +376,97 @@ class HeartbeatWriterIT {
         }
     }
 
+    /**
+     * A twin that holds the lock at every try of this writer for longer than the idle timeout is only worth a warning
+     * while it is stuck: while it moves the lock shard's row (it is beating) nothing is logged; once the row stands
+     * still past the timeout, one warning names the lock.
+     */
+    @Test
+    void aLockBusyAtEveryTryWarnsOnlyWhileItsHolderBeatsNoMore(ShardCluster shards) throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(HeartbeatWriter.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
+        AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get);
+             Connection twin = shards.info(0).openAdminConnection(); Statement st = twin.createStatement()) {
+            w.createTables();
+            assertThat(w.beat()).isPositive();
+            try (ResultSet rs = st.executeQuery("SELECT GET_LOCK('" + HeartbeatWriter.LOCK + "', 0)")) {
+                assertThat(rs.next() && rs.getInt(1) == 1).as("lock taken by the twin").isTrue();
+            }
+            for (int i = 0; i < 30; i++) { // 30 s of writer time, the twin beating at every try
+                st.executeUpdate("UPDATE __cdc__.__cdc_heartbeat__ SET heartbeat = heartbeat + 1 WHERE id = 1");
+                clock.addAndGet(1_000_000);
+                assertThat(w.beat()).as("beat %d while the twin holds the lock", i).isZero();
+                Thread.sleep(50); // the skipped beat's lock release runs after it; the next beat waits for it
+            }
+            assertThat(lockWarnings(logged)).as("warnings while the twin beats").isEmpty();
+            for (int i = 0; i < 12; i++) { // then 12 s with the row standing still: the twin is stuck in a beat
+                clock.addAndGet(1_000_000);
+                w.beat();
+                Thread.sleep(50);
+            }
+            assertThat(lockWarnings(logged)).as("warnings once the twin is stuck").singleElement().asString()
+                    .contains("has been held by another writer for 1");
+        } finally {
+            logger.detachAppender(logged);
+        }
+    }
+
+    /**
+     * A twin that loses the lock for longer than the connections' {@code wait_timeout} writes nothing to the other
+     * shards meanwhile, and the shards drop those idle connections: its next beat must still reach every shard,
+     * without a failure logged.
+     */
+    @Test
+    void aWriterLockedOutPastTheWaitTimeoutBeatsOnEveryShardOnceFree(ShardCluster shards) throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(HeartbeatWriter.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
+        AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
+        try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get)) {
+            w.createTables();
+            assertThat(w.beat()).isPositive();
+            try (Connection twin = shards.info(0).openAdminConnection(); Statement st = twin.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT GET_LOCK('" + HeartbeatWriter.LOCK + "', 0)")) {
+                assertThat(rs.next() && rs.getInt(1) == 1).as("lock taken by the twin").isTrue();
+                long until = System.nanoTime() + (w.idleTimeoutSeconds() + 2) * 1_000_000_000L;
+                while (System.nanoTime() < until) { // the writer tries every second, losing each time
+                    st.executeUpdate("UPDATE __cdc__.__cdc_heartbeat__ SET heartbeat = heartbeat + 1 WHERE id = 1");
+                    clock.addAndGet(1_000_000);
+                    assertThat(w.beat()).isZero();
+                    Thread.sleep(1000);
+                }
+            }
+            long next = 0;
+            for (int i = 0; i < 50 && next == 0; i++) { // the server drops the lock as it notices the closed connection
+                clock.addAndGet(100_000);
+                next = w.beat();
+                if (next == 0) {
+                    Thread.sleep(100);
+                }
+            }
+            assertThat(next).as("a beat once the lock is free").isPositive();
+            for (ShardInfo s : shards.infos()) {
+                assertThat(heartbeat(s)).as("value on %s", s.name()).isEqualTo(next);
+            }
+            synchronized (logged.list) {
+                assertThat(logged.list).as("lines logged by the writer")
+                        .noneMatch(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN));
+            }
+        } finally {
+            logger.detachAppender(logged);
+        }
+    }
+
+    private static List<String> lockWarnings(
+            ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> a) {
+        synchronized (a.list) {
+            return a.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .filter(m -> m.contains("heartbeat lock")).toList();
+        }
+    }
+
     private static List<String> messages(ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> a,
             String shard) {
         synchronized (a.list) {
