@@ -219,9 +219,7 @@ class HeartbeatWriterIT {
 
     @Test
     void aStoppedShardIsLoggedOnceWhileTheOthersKeepBeatingAndAgainWhenItIsBack(ShardCluster shards) throws Exception {
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-                .getLogger(HeartbeatWriter.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(WRITER_LOG);
         AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
         try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get)) {
             w.createTables();
@@ -246,16 +244,14 @@ class HeartbeatWriterIT {
             assertThat(messages(logged, "shard-1")).hasSize(3).last().asString()
                     .contains("written again after 51 missed beats");
         } finally {
-            logger.detachAppender(logged);
+            WRITER_LOG.detachAppender(logged);
             shards.shard(1).start();
         }
     }
 
     @Test
     void aWriteHeldUpHoldsBackEveryShardsBeatsWithAWarningOnlyPastASecond(ShardCluster shards) throws Exception {
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-                .getLogger(HeartbeatWriter.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(WRITER_LOG);
         AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
         try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get);
              Connection lock = shards.info(1).openAdminConnection(); Statement st = lock.createStatement()) {
@@ -293,7 +289,7 @@ class HeartbeatWriterIT {
             assertThat(next).as("a beat once shard-1's write is done").isGreaterThan(held);
             assertThat(heartbeat(shards.info(1))).isEqualTo(next);
         } finally {
-            logger.detachAppender(logged);
+            WRITER_LOG.detachAppender(logged);
         }
     }
 
@@ -304,9 +300,7 @@ class HeartbeatWriterIT {
      */
     @Test
     void twoWritersWithSkewedClocksMakeOneIncreasingSequenceOnEveryShard(ShardCluster shards) throws Exception {
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-                .getLogger(HeartbeatWriter.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(WRITER_LOG);
         long skewMicros = 5_000_000;
         Map<String, Integer> before = new HashMap<>();
         for (ShardInfo s : shards.infos()) {
@@ -320,7 +314,7 @@ class HeartbeatWriterIT {
             b.start();
             Thread.sleep(3000);
         } finally {
-            logger.detachAppender(logged);
+            WRITER_LOG.detachAppender(logged);
         }
         for (ShardInfo s : shards.infos()) {
             List<long[]> beats = beatsInBinlog(shards, s);
@@ -383,9 +377,7 @@ class HeartbeatWriterIT {
      */
     @Test
     void aLockBusyAtEveryTryWarnsOnlyWhileItsHolderBeatsNoMore(ShardCluster shards) throws Exception {
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-                .getLogger(HeartbeatWriter.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(WRITER_LOG);
         AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
         try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get);
              Connection twin = shards.info(0).openAdminConnection(); Statement st = twin.createStatement()) {
@@ -409,7 +401,7 @@ class HeartbeatWriterIT {
             assertThat(lockWarnings(logged)).as("warnings once the twin is stuck").singleElement().asString()
                     .contains("has been held by another writer for 1");
         } finally {
-            logger.detachAppender(logged);
+            WRITER_LOG.detachAppender(logged);
         }
     }
 
@@ -420,9 +412,7 @@ class HeartbeatWriterIT {
      */
     @Test
     void aWriterLockedOutPastTheWaitTimeoutBeatsOnEveryShardOnceFree(ShardCluster shards) throws Exception {
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-                .getLogger(HeartbeatWriter.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(logger);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = capture(WRITER_LOG);
         AtomicLong clock = new AtomicLong(HeartbeatWriter.systemMicros());
         try (HeartbeatWriter w = new HeartbeatWriter(replTargets(shards), Duration.ofMillis(100), clock::get)) {
             w.createTables();
@@ -455,7 +445,7 @@ class HeartbeatWriterIT {
                         .noneMatch(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN));
             }
         } finally {
-            logger.detachAppender(logged);
+            WRITER_LOG.detachAppender(logged);
         }
     }
 
@@ -502,6 +492,9 @@ class HeartbeatWriterIT {
                     .satisfies(e -> assertThat(((HeartbeatSetupException) e).missingPrivilege()).isEqualTo("UPDATE"));
         }
     }
+
+    private static final ch.qos.logback.classic.Logger WRITER_LOG = (ch.qos.logback.classic.Logger)
+            org.slf4j.LoggerFactory.getLogger(HeartbeatWriter.class);
 
     /** What {@code logger} logs from now on, until the appender is detached. */
     private static ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> capture(
