@@ -441,10 +441,9 @@ public final class HeartbeatWriter implements AutoCloseable {
     /**
      * Another writer (a twin) holds the lock: it is beating, so this writer skips the beat. Logged at DEBUG; a
      * warning once the lock has been held that way, with the lock shard's row standing still, for longer than
-     * {@link #idleTimeoutSeconds} (longer than even a
-     * vanished writer keeps it: the holder is alive and stuck in a beat, which holds back everyone's heartbeats; a
-     * holder merely slow, a busy shard on a loaded machine, warns about its own slow writes), then at most every
-     * {@value #REPEAT_WARNING_MS} ms.
+     * {@link #idleTimeoutSeconds} (longer than even a vanished writer keeps it: the holder is alive and stuck in a
+     * beat, which holds back everyone's heartbeats; a holder merely slow, a busy shard on a loaded machine, warns
+     * about its own slow writes), then at most every {@value #REPEAT_WARNING_MS} ms.
      */
     private void lockBusy(Statement s, long at) throws SQLException {
         long row = 0;
