@@ -16,7 +16,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         long persistHeapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
         List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb,
         List<Integer> catchupShards, List<String> catchupKinds, int catchupOutageSeconds, int catchupHistoryMb,
-        int catchupClients, Path catchupJfr, Map<String, String> catchupDaemon) {
+        int catchupClients, Path catchupJfr, Map<String, String> catchupDaemon, List<String> catchupJvm) {
 
     public static BenchOptions parse(String... args) {
         boolean quick = Stream.of(args).anyMatch("--quick"::equals);
@@ -55,6 +55,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         int catchupClients = 8;
         Path catchupJfr = null;
         Map<String, String> catchupDaemon = new LinkedHashMap<>();
+        List<String> catchupJvm = List.of();
         for (String a : args) {
             String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
             String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -146,6 +147,15 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                         catchupDaemon.put(kv.substring(0, eq), kv.substring(eq + 1));
                     }
                 }
+                case "--catchup-jvm" -> {
+                    catchupJvm = List.of(v.split(";"));
+                    for (String opt : catchupJvm) {
+                        if (!opt.startsWith("-")) {
+                            throw new IllegalArgumentException("Invalid value " + opt + " for --catchup-jvm:"
+                                    + " JVM options (each starting with '-') separated by ';'");
+                        }
+                    }
+                }
                 default -> throw new IllegalArgumentException("Unknown option " + a + ": allowed are --quick, --out=DIR,"
                         + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --tpcc-warehouses=LIST, --tpcc-scale=F,"
                         + " --oltp-clients=LIST, --xa-share=F,"
@@ -155,7 +165,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                         + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N,"
                         + " --catchup-shards=LIST, --catchup-kinds=outage,history, --catchup-outage=SECONDS,"
                         + " --catchup-history-mb=N, --catchup-clients=N, --catchup-jfr=DIR,"
-                        + " --catchup-daemon=KEY=VALUE;...");
+                        + " --catchup-daemon=KEY=VALUE;..., --catchup-jvm=OPTION;...");
             }
         }
         if (xaShare < 0 || xaShare > 1) {
@@ -168,7 +178,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 oltpRows, largeMb, largeModes, largeKinds, largeContent, offHeapCapMb, offHeapMb, persistHeapMb, blobClients, blobRows, fanout,
                 fanoutClients, pipelineShards, pipelineShardMb,
                 duration, diskTestMb, catchupShards, catchupKinds, catchupOutageSeconds, catchupHistoryMb,
-                catchupClients, catchupJfr, Map.copyOf(catchupDaemon));
+                catchupClients, catchupJfr, Map.copyOf(catchupDaemon), catchupJvm);
     }
 
     private static List<Integer> ints(String key, String v) {

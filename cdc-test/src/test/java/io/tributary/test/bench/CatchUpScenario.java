@@ -161,6 +161,7 @@ final class CatchUpScenario {
             b.property("cdc.shards[" + s.index() + "].start", start);
         }
         o.catchupDaemon().forEach(b::property);
+        o.catchupJvm().forEach(b::jvmOption);
         if (o.catchupJfr() != null) {
             Files.createDirectories(o.catchupJfr().toAbsolutePath());
             b.jvmOption("-XX:StartFlightRecording=filename=" + o.catchupJfr().toAbsolutePath().resolve(name + ".jfr")
