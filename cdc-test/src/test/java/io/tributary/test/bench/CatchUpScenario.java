@@ -252,7 +252,8 @@ final class CatchUpScenario {
                 spilled, nan, backlog, nan, String.format(Locale.ROOT, "first output %.2f s after start; catch-up %.1f"
                         + " MB/s of shard binlog (%.1f MB in %.1f s) vs raw read %.1f MB/s = %.0f%%; buffer peak %.1f MB,"
                         + " spilled %.1f MB; %s", first, rate, backlog / MB, seconds, rawRate, 100 * rate / rawRate,
-                        peak / MB, spilled / MB, note));
+                        peak / MB, spilled / MB, o.catchupJvm().isEmpty() ? note
+                                : note + "; daemon JVM options " + String.join(" ", o.catchupJvm())));
         return new Result(row, new Trace(label, points), summary);
     }
 
