@@ -53,6 +53,8 @@ final class BinlogStreamTracker {
     private final MySqlGtidSet.Builder mysqlGtids;
     private final MariaDbGtidPosition mariaGtids;
     private final CRC32 crc = new CRC32();
+    /** The CRC's views of the read buffers events are sliced from (see {@link EventChecksum.SliceViews}). */
+    private final EventChecksum.SliceViews views = new EventChecksum.SliceViews();
     private final TransactionFramer framer = new TransactionFramer();
 
     private String file;
@@ -264,11 +266,11 @@ final class BinlogStreamTracker {
     private long computeCrc(ByteBuf ev, int base, int length, boolean clearInUse) {
         crc.reset();
         if (clearInUse) {
-            EventChecksum.update(crc, ev, base, 17);
+            views.update(crc, ev, base, 17);
             crc.update(ev.getByte(base + 17) & ~1);
-            EventChecksum.update(crc, ev, base + 18, length - 4 - 18);
+            views.update(crc, ev, base + 18, length - 4 - 18);
         } else {
-            EventChecksum.update(crc, ev, base, length - 4);
+            views.update(crc, ev, base, length - 4);
         }
         return crc.getValue();
     }
