@@ -28,23 +28,22 @@ public final class EventChecksum {
     public static final class SliceViews {
         private ByteBuf parent;
         private long parentAddress;
-        private int parentCapacity;
+        /** A view of all of {@link #parent} (its capacity when the view was made is the view's). */
         private ByteBuffer view;
 
         /** Updates {@code crc} with {@code length} bytes of {@code buf} from {@code index}. */
         public void update(CRC32 crc, ByteBuf buf, int index, int length) {
-            ByteBuf p = buf.hasArray() || !buf.hasMemoryAddress() || buf.nioBufferCount() != 1 ? null : buf.unwrap();
+            ByteBuf p = buf.hasMemoryAddress() && buf.nioBufferCount() == 1 ? buf.unwrap() : null;
             if (p == null || !p.hasMemoryAddress() || p.nioBufferCount() != 1) {
                 EventChecksum.update(crc, buf, index, length);
                 return;
             }
             long address = p.memoryAddress();
             int capacity = p.capacity();
-            if (p != parent || address != parentAddress || capacity != parentCapacity) {
+            if (p != parent || address != parentAddress || capacity != view.capacity()) {
                 view = p.nioBuffer(0, capacity);
                 parent = p;
                 parentAddress = address;
-                parentCapacity = capacity;
             }
             long at = buf.memoryAddress() + index - address;
             if (at < 0 || at + length > capacity) {

@@ -55,7 +55,6 @@ class EventChecksumTest {
             read.writeBytes(bytes);
             reads.add(read);
         }
-        int checked = 0;
         for (int i = 0; i < 4000; i++) {
             // events of one read follow each other, then another read's, sometimes one seen before
             ByteBuf read = reads.get(random.nextInt(100) < 90 ? i / 100 % reads.size() : random.nextInt(reads.size()));
@@ -69,9 +68,7 @@ class EventChecksumTest {
             views.update(crc, event, index, length);
             assertThat(crc.getValue()).as("%s: %d bytes at %d of a slice", name, length, index)
                     .isEqualTo(expected(event, index, length));
-            checked++;
         }
-        assertThat(checked).isEqualTo(4000);
         reads.forEach(ByteBuf::release);
     }
 
