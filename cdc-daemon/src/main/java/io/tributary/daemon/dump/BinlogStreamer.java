@@ -21,6 +21,7 @@ import io.tributary.storage.binlog.BinlogIndex;
 import io.tributary.storage.binlog.BinlogPosition;
 import io.tributary.storage.binlog.DurableMark;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
+import io.tributary.storage.binlog.ChecksumPolicy;
 import io.tributary.storage.tail.TailCache;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
@@ -166,13 +167,17 @@ final class BinlogStreamer implements Runnable {
     private long lastSequence;
     /** {@code dump.aheadWait}: how long a start this daemon has not written yet waits for it. */
     private final Duration aheadWait;
+    /** {@code dump.checksums}: when the events read from the files have their CRC32 checked. */
+    private final ChecksumPolicy checksums;
     /** What was handed to the connection, published once per batch for the status page (never read here). */
     private volatile BinlogPosition sentPosition;
     private volatile long sentSequence;
 
     BinlogStreamer(Channel channel, GlobalBinlogWriter writer, DumpRequest request, int firstSequenceId, TailCache cache,
-                   TailFanOut fanOut, LongAdder fromFiles, LongAdder fromCache, Duration aheadWait) {
+                   TailFanOut fanOut, LongAdder fromFiles, LongAdder fromCache, Duration aheadWait,
+                   ChecksumPolicy checksums) {
         this.fanOut = fanOut;
+        this.checksums = checksums;
         this.aheadWait = aheadWait;
         this.channel = channel;
         this.writer = writer;
@@ -452,7 +457,7 @@ final class BinlogStreamer implements Runnable {
                             channel.remoteAddress(), position);
                 }
                 cursor = -1;
-                reader = BinlogFileReader.at(writer, position);
+                reader = BinlogFileReader.at(writer, position, checksums);
                 afterRotate = false;
             }
         }
@@ -724,7 +729,7 @@ final class BinlogStreamer implements Runnable {
             BinlogFileReader.fourBytePositionProblem(writer, start).ifPresent(problem -> {
                 throw new DumpRefused(problem);
             });
-            return BinlogFileReader.at(writer, pastTheEndOfAFinishedFile(start));
+            return BinlogFileReader.at(writer, pastTheEndOfAFinishedFile(start), checksums);
         }
         String gtids = request.gtids();
         long wanted = highestOwnSequence(gtids);
@@ -740,7 +745,7 @@ final class BinlogStreamer implements Runnable {
                     + " transactions behind" + waited());
         }
         try {
-            return BinlogFileReader.fromGtids(writer, gtids);
+            return BinlogFileReader.fromGtids(writer, gtids, checksums);
         } catch (NoSuchFileException e) {
             long purged = writer.index().entries().get(0).previousSequence();
             throw new DumpRefused("Cannot replicate because the master purged required binary logs: the replica's"

@@ -439,7 +439,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
         TailCache cache = context.tailCache().get();
         streamer = new BinlogStreamer(ctx.channel(), w, request, nextSequenceId, cache, context.tailFanOut().get(),
                 context.fromFiles(),
-                context.fromCache(), context.config().aheadWait());
+                context.fromCache(), context.config().aheadWait(), context.config().checksums());
         context.connections().subscriberStarted(ctx.channel(), streamer);
         streaming = context.subscribers().submit(streamer);
     }

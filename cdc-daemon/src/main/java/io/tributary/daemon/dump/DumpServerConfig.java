@@ -6,6 +6,7 @@ import io.tributary.core.config.ConfigProblems;
 import io.tributary.core.config.ConfigurationException;
 import io.tributary.core.config.DurationText;
 import io.tributary.core.event.BinlogFlavor;
+import io.tributary.storage.binlog.ChecksumPolicy;
 import io.tributary.storage.memory.MemoryBudget;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -55,11 +56,12 @@ import java.util.stream.Collectors;
  *                       streamer waits (the channel's high water mark), default 1 MB
  * @param aheadWait      {@code dump.aheadWait}: how long a dump request for a GTID or position this daemon has not
  *                       written yet waits for it before error 1236 (a subscriber moving to a twin a little behind)
+ * @param checksums      {@code dump.checksums}: when a subscriber's events read from the files have their CRC32 checked
  */
 public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, long serverId, List<DumpUser> users,
                                int maxConnections, Duration authTimeout, Duration idleTimeout, long cacheBytes,
                                boolean tlsEnabled, Path tlsCertificate, Path tlsKey, int subscriberBufferBytes,
-                               Duration aheadWait) {
+                               Duration aheadWait, ChecksumPolicy checksums) {
 
     public static final int DEFAULT_PORT = 3399;
     static final int MIN_SUBSCRIBER_BUFFER = 64 * 1024;
@@ -105,6 +107,15 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
                     + " instead of failing at once with error 1236: a subscriber that moves to a twin a little behind"
                     + " just continues. Still not written then: error 1236 saying how far behind this daemon is."
                     + " 0s to 1h; 0s refuses at once.")
+            .build();
+    public static final ConfigKey<ChecksumPolicy> CHECKSUMS = ConfigKey.define("dump.checksums",
+                    ChecksumPolicy.class)
+            .defaultValue("first-read").parser(DumpServerConfig::parseChecksums)
+            .doc("When the CRC32 of an event a subscriber reads from the files is checked: first-read checks each event"
+                    + " once, when the first subscriber of this process reads it, and refuses a damaged one to every"
+                    + " subscriber (error 1236 saying where); every-read checks it for every subscriber, which costs"
+                    + " serving speed and also catches bytes that change on disk after their first read (MySQL's"
+                    + " source_verify_checksum). Events served from the tail cache are not read from disk.")
             .build();
     public static final ConfigKey<Long> CACHE_SIZE = ConfigKey.define("dump.cache.size", Long.class)
             .computedDefault(() -> ByteSize.format(MemoryBudget.defaultTailCache(Runtime.getRuntime().maxMemory())),
@@ -159,7 +170,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
 
     /** Every {@code dump.*} key, in declaration order; {@code [i]} stands for the account's index. */
     public static final List<ConfigKey<?>> KEYS = List.of(HOST, PORT, MAX_CONNECTIONS, AUTH_TIMEOUT, IDLE_TIMEOUT,
-            AHEAD_WAIT, CACHE_SIZE, SUBSCRIBER_BUFFER, TLS_ENABLED, TLS_CERTIFICATE, TLS_KEY, USER_NAME, USER_PASSWORD,
+            AHEAD_WAIT, CHECKSUMS, CACHE_SIZE, SUBSCRIBER_BUFFER, TLS_ENABLED, TLS_CERTIFICATE, TLS_KEY, USER_NAME, USER_PASSWORD,
             USER_PASSWORD_ENV, USER_ADMIN);
 
     private static final Pattern USER_KEY = Pattern.compile("dump\\.users\\[(\\d+)]\\.(.+)");
@@ -197,6 +208,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         if (aheadWait == null || aheadWait.isNegative()) {
             throw new IllegalArgumentException("dump.aheadWait must not be negative, got " + aheadWait);
         }
+        java.util.Objects.requireNonNull(checksums, "dump.checksums");
         users = List.copyOf(users);
     }
 
@@ -211,7 +223,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
                 users, MAX_CONNECTIONS.parse(MAX_CONNECTIONS.defaultText()), AUTH_TIMEOUT.parse(AUTH_TIMEOUT.defaultText()),
                 IDLE_TIMEOUT.parse(IDLE_TIMEOUT.defaultText()), MemoryBudget.TAIL_CACHE_CAP, false, null, null,
                 SUBSCRIBER_BUFFER.parse(SUBSCRIBER_BUFFER.defaultText()).intValue(),
-                AHEAD_WAIT.parse(AHEAD_WAIT.defaultText()));
+                AHEAD_WAIT.parse(AHEAD_WAIT.defaultText()), CHECKSUMS.parse(CHECKSUMS.defaultText()));
     }
 
     /**
@@ -236,6 +248,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         Duration authTimeout = p.get(AUTH_TIMEOUT);
         Duration idleTimeout = p.get(IDLE_TIMEOUT);
         Duration aheadWait = p.get(AHEAD_WAIT);
+        ChecksumPolicy checksums = p.get(CHECKSUMS);
         Long cache = p.get(CACHE_SIZE);
         Long buffer = p.get(SUBSCRIBER_BUFFER);
         Boolean tls = p.get(TLS_ENABLED);
@@ -258,7 +271,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
         p.reportUnknownKeys();
         p.problems.throwIfAny();
         return new DumpServerConfig(host, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cache, tls, certificate, key, buffer.intValue(), aheadWait);
+                cache, tls, certificate, key, buffer.intValue(), aheadWait, checksums);
     }
 
     private static List<DumpUser> users(Parser p, Function<String, String> environment) {
@@ -316,44 +329,49 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
 
     public DumpServerConfig withPort(int newPort) {
         return new DumpServerConfig(bindHost, newPort, flavor, serverId, users, maxConnections, authTimeout,
-                idleTimeout, cacheBytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait);
+                idleTimeout, cacheBytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait, checksums);
     }
 
     public DumpServerConfig withCacheBytes(long bytes) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                bytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait);
+                bytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait, checksums);
     }
 
     /** Offers TLS with this PEM certificate chain and PKCS#8 key. */
     public DumpServerConfig withTls(Path certificate, Path key) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cacheBytes, true, certificate, key, subscriberBufferBytes, aheadWait);
+                cacheBytes, true, certificate, key, subscriberBufferBytes, aheadWait, checksums);
     }
 
     /** Offers TLS with a self-signed certificate generated when the server is made. */
     public DumpServerConfig withGeneratedTls() {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cacheBytes, true, null, null, subscriberBufferBytes, aheadWait);
+                cacheBytes, true, null, null, subscriberBufferBytes, aheadWait, checksums);
     }
 
     public DumpServerConfig withSubscriberBuffer(int bytes) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cacheBytes, tlsEnabled, tlsCertificate, tlsKey, bytes, aheadWait);
+                cacheBytes, tlsEnabled, tlsCertificate, tlsKey, bytes, aheadWait, checksums);
     }
 
     public DumpServerConfig withMaxConnections(int max) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, max, authTimeout, idleTimeout, cacheBytes,
-                tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait);
+                tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait, checksums);
     }
 
     public DumpServerConfig withAheadWait(Duration wait) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
-                cacheBytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, wait);
+                cacheBytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, wait, checksums);
+    }
+
+    public DumpServerConfig withChecksums(ChecksumPolicy policy) {
+        return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, authTimeout, idleTimeout,
+                cacheBytes, tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait, policy);
     }
 
     public DumpServerConfig withTimeouts(Duration auth, Duration idle) {
         return new DumpServerConfig(bindHost, port, flavor, serverId, users, maxConnections, auth, idle, cacheBytes,
-                tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait);
+                tlsEnabled, tlsCertificate, tlsKey, subscriberBufferBytes, aheadWait, checksums);
     }
 
     Map<String, DumpUser> usersByName() {
@@ -366,6 +384,7 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
                 + users.stream().map(u -> u.name() + (u.admin() ? " (admin)" : "")).toList() + ", maxConnections="
                 + maxConnections + ", authTimeout=" + authTimeout + ", idleTimeout=" + idleTimeout + ", cache="
                 + ByteSize.format(cacheBytes) + ", subscriberBuffer=" + ByteSize.format(subscriberBufferBytes)
+                + ", checksums=" + checksums.name().toLowerCase(Locale.ROOT).replace('_', '-')
                 + ", tls=" + (!tlsEnabled ? "off" : tlsCertificate == null ? "generated" : tlsCertificate) + "]";
     }
 
@@ -404,6 +423,15 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
             case "true" -> Boolean.TRUE;
             case "false" -> Boolean.FALSE;
             default -> throw new IllegalArgumentException("must be true or false");
+        };
+    }
+
+    /** {@code first-read} or {@code every-read}. */
+    static ChecksumPolicy parseChecksums(String v) {
+        return switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "first-read" -> ChecksumPolicy.FIRST_READ;
+            case "every-read" -> ChecksumPolicy.EVERY_READ;
+            default -> throw new IllegalArgumentException("must be first-read or every-read");
         };
     }
 

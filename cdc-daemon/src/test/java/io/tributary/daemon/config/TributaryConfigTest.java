@@ -115,6 +115,7 @@ class TributaryConfigTest {
                 .withPropertyValues("binlog.flavor=mariadb", "binlog.server.id=42", "dump.host=127.0.0.1",
                         "dump.port=4400", "dump.maxConnections=5", "dump.authTimeout=500ms", "dump.idleTimeout=2s",
                         "dump.cache.size=0", "dump.subscriber.buffer=256KB", "dump.tls.enabled=false",
+                        "dump.checksums=every-read",
                         "dump.users[0].admin=true", "dump.users[1].name=reader", "dump.users[1].password=other-secret",
                         "cdc.naming.strip-trailing-digits=false", "cdc.naming.rules[0].scope=table",
                         "cdc.naming.rules[0].pattern=t_order_(\\d{4})_\\d{2}", "cdc.naming.rules[0].replacement=t_order_$1",
@@ -133,6 +134,7 @@ class TributaryConfigTest {
                     assertThat(dump.idleTimeout()).isEqualTo(Duration.ofSeconds(2));
                     assertThat(dump.cacheBytes()).isZero();
                     assertThat(dump.subscriberBufferBytes()).isEqualTo(256 * 1024);
+                    assertThat(dump.checksums()).isEqualTo(io.tributary.storage.binlog.ChecksumPolicy.EVERY_READ);
                     assertThat(dump.tlsEnabled()).isFalse();
                     assertThat(dump.users()).extracting(DumpUser::name, DumpUser::admin)
                             .containsExactly(org.assertj.core.groups.Tuple.tuple("repl", true),
@@ -153,7 +155,7 @@ class TributaryConfigTest {
     void shouldRefuseBadDumpAndNamingKeysListingEveryOne() {
         runner.withPropertyValues(ONE_SHARD)
                 .withPropertyValues("dump.maxConnections=0", "dump.idleTimeout=forever", "dump.authTimeout=2h",
-                        "dump.subscriber.buffer=1KB", "dump.cache.size=lots", "dump.tls.certificate=/no/such/cert.pem",
+                        "dump.subscriber.buffer=1KB", "dump.cache.size=lots", "dump.checksums=never", "dump.tls.certificate=/no/such/cert.pem",
                         "dump.users[0].admin=maybe", "dump.users[1].name=repl", "dump.users[1].password=x",
                         "dump.users[2].name=nopass", "dump.users[3].name=", "dump.users[3].password=", "dump.prot=3400",
                         "cdc.naming.strip-trailing-digits=yes", "cdc.naming.rules[0].scope=column",
@@ -166,6 +168,7 @@ class TributaryConfigTest {
                             "Invalid value forever for configuration dump.idleTimeout: not a duration (e.g. 500ms, 10s, 5m, 8h, 1d, PT8H)",
                             "Invalid value 2h for configuration dump.authTimeout: must be between 100ms and 1h",
                             "Invalid value 1KB for configuration dump.subscriber.buffer: must be between 64KB and 1GB",
+                            "Invalid value never for configuration dump.checksums: must be first-read or every-read",
                             "Invalid value null for configuration dump.tls.key: dump.tls.certificate and dump.tls.key go together; give both or neither",
                             "Invalid value maybe for configuration dump.users[0].admin: must be true or false",
                             "Invalid value repl for configuration dump.users[1].name: another dump user already has this name",
@@ -185,7 +188,7 @@ class TributaryConfigTest {
                             .startsWith("Invalid value ( for configuration cdc.naming.rules[0].pattern: not a regular expression"));
                     assertThat(e.problems()).anySatisfy(p -> assertThat(p)
                             .startsWith("Invalid value null for configuration cdc.naming.rules[0].replacement: the logical name is required"));
-                    assertThat(e.problems()).hasSize(18);
+                    assertThat(e.problems()).hasSize(19);
                 });
     }
 

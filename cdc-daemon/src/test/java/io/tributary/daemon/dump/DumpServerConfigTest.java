@@ -19,6 +19,8 @@ class DumpServerConfigTest {
         assertThat(DumpServerConfig.TLS_ENABLED.defaultText()).isEqualTo("true");
         assertThat(parsed.tlsEnabled()).isTrue();
         assertThat(parsed.tlsCertificate()).as("generated at start").isNull();
+        assertThat(parsed.checksums()).as("each event checked once").isEqualTo(
+                io.tributary.storage.binlog.ChecksumPolicy.FIRST_READ);
     }
 
     @Test

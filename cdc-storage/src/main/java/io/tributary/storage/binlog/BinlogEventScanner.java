@@ -20,7 +20,8 @@ import java.nio.file.StandardOpenOption;
 /**
  * Reads one global binlog file event by event, from the start (magic and format description) or from a
  * position after it, never past a limit the caller sets (the durable end). Each event is checked by the
- * core decoder (size, checksum); bodies are decoded only on request ({@link #decode}).
+ * core decoder (size, checksum); bodies are decoded only on request ({@link #decode}). On the {@link #nextRaw} path a
+ * scanner that {@linkplain #shareChecks shares checks} skips the checksum of an event other readers already checked.
  *
  * <p>{@link #next} reads ahead in heap chunks of up to {@value #CHUNK} bytes, each new, so returned events stay
  * valid. {@link #nextRaw} (the dump server's path) reads ahead in direct chunks of up to {@value #RAW_CHUNK} bytes
@@ -47,6 +48,17 @@ final class BinlogEventScanner implements Closeable {
     private ByteBuf raw;
     private long rawStart;
     private final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    /** The file's verified part, shared with other readers; null: {@link #nextRaw} checks every event. */
+    private VerifiedChecksums.Extent verified;
+    /** Where {@link #verified} ended when last looked at. */
+    private long verifiedEnd;
+    /** Where the first event after the format description starts (0 until it was read). */
+    private long firstEvent;
+    /** The events this scanner checked itself, one run {@code [runFrom, runTo)}, not yet all added to {@link #verified}. */
+    private long runFrom;
+    private long runTo = -1;
+    /** How far {@link #runTo} was when the run was last published. */
+    private long runPublished;
 
     private BinlogEventScanner(Path file, FileChannel channel, FormatDescription fde, long position) {
         this.name = file.getFileName().toString();
@@ -73,6 +85,14 @@ final class BinlogEventScanner implements Closeable {
         return name;
     }
 
+    /**
+     * Shares the checking of checksums on the {@link #nextRaw} path with the other readers of this file: an event inside
+     * {@code extent} is not checked again, and the events this scanner checks are added to it.
+     */
+    void shareChecks(VerifiedChecksums.Extent extent) {
+        this.verified = extent;
+    }
+
     /** Offset of the next event. */
     long position() {
         return position;
@@ -95,6 +115,7 @@ final class BinlogEventScanner implements Closeable {
         if (fde == null) {
             throw new IllegalStateException("seek before the format description of " + name + " was read");
         }
+        publishRun();
         position = newPosition;
         bufStart = newPosition;
         bufLen = 0;
@@ -136,6 +157,7 @@ final class BinlogEventScanner implements Closeable {
             BinlogEventDecoder d = new BinlogEventDecoder(name, withMagic, DecoderOptions.FULL);
             event = d.next();
             fde = d.formatDescription();
+            firstEvent = position + size;
         } else {
             event = BinlogEventDecoder.continuing(name, fde, position, buf, at, (int) size, DecoderOptions.HEADERS_ONLY)
                     .next();
@@ -158,6 +180,7 @@ final class BinlogEventScanner implements Closeable {
             throw new IllegalStateException("nextRaw before the format description of " + name + " was read");
         }
         if (position + EventHeader.LENGTH > limit || !ensureRaw(EventHeader.LENGTH, limit)) {
+            publishRun();
             return -1;
         }
         int at = (int) (position - rawStart);
@@ -177,7 +200,7 @@ final class BinlogEventScanner implements Closeable {
                     + size + " runs past the end of the file although its durable end is " + limit, null);
         }
         at = (int) (position - rawStart);
-        if (checksum > 0) {
+        if (checksum > 0 && needsCheck(position + size)) {
             int end = at + (int) size - checksum;
             crc.reset();
             EventChecksum.update(crc, raw, at, end - at);
@@ -187,10 +210,48 @@ final class BinlogEventScanner implements Closeable {
                         "checksum mismatch: the event's CRC32 is 0x" + Integer.toHexString(stored) + ", its bytes give 0x"
                                 + Integer.toHexString((int) crc.getValue()), null);
             }
+            checked(position, position + size);
         }
         rawOffset = at;
         position += size;
         return (int) size;
+    }
+
+    /** Whether the event ending at {@code eventEnd} still needs its checksum checked (not in the verified part). */
+    private boolean needsCheck(long eventEnd) {
+        if (verified == null) {
+            return true;
+        }
+        if (eventEnd <= verifiedEnd) {
+            return false;
+        }
+        verifiedEnd = verified.end();
+        return eventEnd > verifiedEnd;
+    }
+
+    /** Records that the event {@code [from, to)} matched its checksum; publishes the run every {@value #RAW_CHUNK} bytes. */
+    private void checked(long from, long to) {
+        if (verified == null) {
+            return;
+        }
+        if (runTo != from) {
+            publishRun();
+            runFrom = from;
+            runPublished = from;
+        }
+        runTo = to;
+        if (runTo - runPublished >= RAW_CHUNK) {
+            publishRun();
+        }
+    }
+
+    /** Adds the run of events this scanner checked to the shared verified part (where it joins it). */
+    private void publishRun() {
+        if (verified != null && runTo > runFrom && firstEvent > 0) {
+            verified.extend(runFrom, runTo, firstEvent);
+            verifiedEnd = verified.end();
+            runPublished = runTo;
+        }
     }
 
     /**
@@ -302,6 +363,7 @@ final class BinlogEventScanner implements Closeable {
 
     @Override
     public void close() throws IOException {
+        publishRun();
         releaseRaw();
         channel.close();
     }

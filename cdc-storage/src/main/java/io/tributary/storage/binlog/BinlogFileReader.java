@@ -44,14 +44,18 @@ public final class BinlogFileReader implements Closeable {
     private final DurabilityTracker tracker;
     private final UUID serverUuid;
     private final Executed executed;
+    private final VerifiedChecksums verifiedChecksums;
+    private final ChecksumPolicy checks;
     private BinlogEventScanner scanner;
     private long fileNumber;
     private BinlogEvent formatDescription;
     private String pendingRotate;
     private boolean skipping;
 
-    private BinlogFileReader(GlobalBinlogWriter writer, Executed executed) {
+    private BinlogFileReader(GlobalBinlogWriter writer, Executed executed, ChecksumPolicy checks) {
         this.dir = writer.config().dir();
+        this.verifiedChecksums = writer.verifiedChecksums();
+        this.checks = java.util.Objects.requireNonNull(checks, "checks");
         this.index = writer.index();
         this.tracker = writer.durability();
         this.serverUuid = writer.serverUuid();
@@ -63,7 +67,16 @@ public final class BinlogFileReader implements Closeable {
      * must be an event boundary (as a replica's file/position is).
      */
     public static BinlogFileReader at(GlobalBinlogWriter writer, BinlogPosition start) throws IOException {
-        BinlogFileReader r = new BinlogFileReader(writer, s -> false);
+        return at(writer, start, ChecksumPolicy.FIRST_READ);
+    }
+
+    /**
+     * A reader at {@code start} whose {@link #nextEvents} checks the events' checksums as {@code checks} says ({@link
+     * #next} checks every event it decodes).
+     */
+    public static BinlogFileReader at(GlobalBinlogWriter writer, BinlogPosition start, ChecksumPolicy checks)
+            throws IOException {
+        BinlogFileReader r = new BinlogFileReader(writer, s -> false, checks);
         if (writer.index().find(start.file()).isEmpty()) {
             throw new NoSuchFileException(start.file(), null, "not in " + BinlogFiles.INDEX_FILE + " (purged or never written)");
         }
@@ -102,6 +115,12 @@ public final class BinlogFileReader implements Closeable {
      * @throws NoSuchFileException when the transactions the subscriber lacks were purged
      */
     public static BinlogFileReader fromGtids(GlobalBinlogWriter writer, String gtidSet) throws IOException {
+        return fromGtids(writer, gtidSet, ChecksumPolicy.FIRST_READ);
+    }
+
+    /** A reader after the transactions in {@code gtidSet} that checks checksums as {@code checks} says. */
+    public static BinlogFileReader fromGtids(GlobalBinlogWriter writer, String gtidSet, ChecksumPolicy checks)
+            throws IOException {
         Executed executed;
         long upTo;
         if (writer.flavor().isMariaDb()) {
@@ -125,7 +144,7 @@ public final class BinlogFileReader implements Closeable {
         BinlogIndex.Entry start = writer.index().startFor(upTo).orElseThrow(() -> new NoSuchFileException(
                 writer.index().entries().get(0).file(), null, "the subscriber's GTID set [" + gtidSet
                         + "] lacks transactions that were purged before this file"));
-        BinlogFileReader r = new BinlogFileReader(writer, executed);
+        BinlogFileReader r = new BinlogFileReader(writer, executed, checks);
         r.open(start.file());
         return r;
     }
@@ -290,6 +309,9 @@ public final class BinlogFileReader implements Closeable {
         }
         scanner = BinlogEventScanner.open(dir.resolve(file));
         fileNumber = BinlogFiles.requireFileNumber(file);
+        if (checks == ChecksumPolicy.FIRST_READ) {
+            scanner.shareChecks(verifiedChecksums.file(fileNumber));
+        }
         skipping = false;
     }
 

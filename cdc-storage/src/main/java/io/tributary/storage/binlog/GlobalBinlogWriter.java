@@ -122,6 +122,7 @@ public final class GlobalBinlogWriter implements Closeable {
     private final BinlogSyncer syncer;
     private final Thread syncerThread;
     private final BinlogPurger purger;
+    private final VerifiedChecksums verifiedChecksums = new VerifiedChecksums();
     private SchemaHistory schemaHistory;
     /** Direct: a heap buffer would be copied into a direct one on every channel write. */
     private final ByteBuf buf = Unpooled.directBuffer(FLUSH_BYTES + (64 << 10));
@@ -428,7 +429,14 @@ public final class GlobalBinlogWriter implements Closeable {
     /** Deletes the oldest files beyond {@code binlog.retention.size} / {@code .time}; never the current one. */
     public synchronized List<String> purge() throws IOException {
         ensureOpen();
-        return purger.purge(clock.instant(), purgeBound());
+        List<String> purged = purger.purge(clock.instant(), purgeBound());
+        verifiedChecksums.forget(purged);
+        return purged;
+    }
+
+    /** How far each file's checksums were checked by the subscribers' readers (shared by them). */
+    VerifiedChecksums verifiedChecksums() {
+        return verifiedChecksums;
     }
 
     /** Files numbered below this may be purged: neither the current file nor the one the durable mark is in. */
@@ -589,7 +597,7 @@ public final class GlobalBinlogWriter implements Closeable {
         old.close();
         rotationObserver.rotating(old.name(), nextName, RotationStep.INDEXED);
         log.info("rotated {} ({} bytes) to {} after GTID sequence {}", old.name(), old.size(), nextName, lastSequence);
-        purger.purge(clock.instant(), purgeBound());
+        verifiedChecksums.forget(purger.purge(clock.instant(), purgeBound()));
     }
 
     /**

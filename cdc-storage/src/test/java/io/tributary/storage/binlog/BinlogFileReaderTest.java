@@ -241,6 +241,81 @@ class BinlogFileReaderTest {
         }
     }
 
+    /**
+     * {@code dump.checksums}: with first-read, an event one subscriber's reader checked is not checked again for the
+     * next, but a damaged event no reader had got to is refused to every subscriber that reaches it, each time; with
+     * every-read, also a byte damaged after a first subscriber read it.
+     */
+    @Test
+    void shouldCheckEachEventOnceForAllReadersOrForEveryReaderWhenAsked(@TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 1 << 20, SyncPolicy.NONE);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
+            for (int i = 0; i < 40; i++) {
+                w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(40, Duration.ofSeconds(10))).isTrue();
+            Path file = dir.resolve("binlog.000001");
+            long size = java.nio.file.Files.size(file);
+            long firstReaderEnd;
+            try (BinlogFileReader first = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
+                first.nextEvents((type, b, at, length) -> { }, size / 2, Duration.ofMillis(50));
+                firstReaderEnd = first.position().position();
+            }
+            assertThat(w.verifiedChecksums().file(1).end()).as("what the first reader checked, shared")
+                    .isEqualTo(firstReaderEnd);
+            long checkedEvent = -1;
+            long uncheckedEvent = -1;
+            try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
+                for (BinlogEvent e = r.next(Duration.ofMillis(50)); e != null; e = r.next(Duration.ofMillis(50))) {
+                    if (e.length() > 60 && e.offset() > 4 && e.type() != EventType.FORMAT_DESCRIPTION) {
+                        if (checkedEvent < 0 && e.offset() + e.length() <= firstReaderEnd) {
+                            checkedEvent = e.offset();
+                        } else if (uncheckedEvent < 0 && e.offset() >= firstReaderEnd) {
+                            uncheckedEvent = e.offset();
+                        }
+                    }
+                }
+            }
+            assertThat(checkedEvent).isPositive();
+            assertThat(uncheckedEvent).isPositive();
+            flipByte(file, checkedEvent + 40);
+            flipByte(file, uncheckedEvent + 40);
+
+            for (int i = 0; i < 2; i++) {
+                try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
+                    assertThatThrownBy(() -> drain(r)).as("first-read, subscriber %d", i + 2)
+                            .isInstanceOf(io.tributary.core.event.BinlogFormatException.class)
+                            .hasMessageContaining("binlog.000001").hasMessageContaining(Long.toString(uncheckedEvent))
+                            .hasMessageContaining("checksum");
+                }
+            }
+            assertThat(w.verifiedChecksums().file(1).end()).as("a damaged event never becomes verified")
+                    .isEqualTo(uncheckedEvent);
+            try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4),
+                    ChecksumPolicy.EVERY_READ)) {
+                assertThatThrownBy(() -> drain(r)).as("every-read")
+                        .isInstanceOf(io.tributary.core.event.BinlogFormatException.class)
+                        .hasMessageContaining(Long.toString(checkedEvent)).hasMessageContaining("checksum");
+            }
+        }
+    }
+
+    private static void drain(BinlogFileReader r) throws Exception {
+        while (r.nextEvents((type, b, at, length) -> { }, 1 << 20, Duration.ofMillis(50)) > 0) {
+            // read to the durable end
+        }
+    }
+
+    private static void flipByte(Path file, long offset) throws java.io.IOException {
+        try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+            ch.read(b, offset);
+            ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) (b.get(0) ^ 0x55)}), offset);
+        }
+    }
+
     private static BinlogEvent decodeFull(BinlogEvent e, BinlogFileReader r) {
         if (e.type() != EventType.GTID && e.type() != EventType.MARIA_GTID) {
             return e;
