@@ -4,6 +4,9 @@ import io.tributary.core.event.BinlogFlavor;
 import io.tributary.daemon.dump.DumpServer;
 import io.tributary.daemon.dump.DumpServerConfig;
 import io.tributary.daemon.dump.DumpUser;
+import io.tributary.storage.binlog.BinlogFileReader;
+import io.tributary.storage.binlog.BinlogPosition;
+import io.tributary.storage.binlog.ChecksumPolicy;
 import io.tributary.storage.binlog.GlobalBinlogWriter;
 import io.tributary.test.bench.BenchCharts;
 import io.tributary.test.bench.ShardBinlogGenerator;
@@ -44,6 +47,9 @@ import org.knowm.xchart.CategoryChart;
  *       MariaDB's own thread);</li>
  *   <li>{@code mariadb-replay} (with {@code --replay-mariadb}): the same replay of a recorded session with the shard,
  *       to tell what the stream's shape does from what the server does.</li>
+ *   <li>{@code tributary-every-read} (with {@code --every-read-peer}): a second dump server on the same files with
+ *       {@code dump.checksums=every-read}, so every subscriber checks every event's CRC32 again (the default,
+ *       first-read, checks each event once: the recording and warm-up reads check them, the rounds do not).</li>
  * </ul>
  * The targets alternate within each round, after one unmeasured read of each (the servers are warm processes). The clients' files are symbolic links to {@code /dev/null}, so nothing is
  * written to disk and the client's cost is its reading and framing alone. Rates are bytes of binlog served (the sum of
@@ -54,6 +60,11 @@ import org.knowm.xchart.CategoryChart;
  * ./mvnw -q -Pbench -pl cdc-test -am process-test-classes -Dbench.main=io.tributary.test.dump.DumpServingBenchmark \
  *     -Dbench.args="--size-mb=1000 --readers=1,8,32 --rounds=5 --replay-write-kb=16 --replay-mariadb --out=DIR"
  * </pre>
+ *
+ * <p>Each round also reports the server process's CPU time per GB served ({@code /proc/PID/stat}). With {@code
+ * --scan-rounds=N} the global binlog is first read N times in this JVM without sockets, to tell what one
+ * subscriber's file reader costs with {@code dump.checksums} every-read and first-read ({@code --readers=none}: only
+ * that).
  */
 public final class DumpServingBenchmark {
     private static final Path TOOL = Path.of("/usr/bin/mariadb-binlog");
@@ -62,9 +73,12 @@ public final class DumpServingBenchmark {
     private DumpServingBenchmark() {
     }
 
+    /** One server read in the rounds; {@code serverPid} is the process whose CPU time serving costs. */
     private record Target(String name, int port, String user, String password, String firstFile, List<String> files,
-                          long bytes) {
+                          long bytes, long serverPid) {
     }
+
+    private static final long SELF = ProcessHandle.current().pid();
 
     public static void main(String[] args) throws Exception {
         long sizeMb = 330;
@@ -74,11 +88,14 @@ public final class DumpServingBenchmark {
         int subscriberBuffer = 0;
         int replayWrite = 0;
         boolean replayMariadb = false;
+        boolean everyReadPeer = false;
+        int scanRounds = 0;
         for (String a : args) {
             if (a.startsWith("--size-mb=")) {
                 sizeMb = Long.parseLong(a.substring(10));
             } else if (a.startsWith("--readers=")) {
-                readers = Arrays.stream(a.substring(10).split(",")).mapToInt(Integer::parseInt).toArray();
+                readers = a.equals("--readers=none") ? new int[0]
+                        : Arrays.stream(a.substring(10).split(",")).mapToInt(Integer::parseInt).toArray();
             } else if (a.startsWith("--rounds=")) {
                 rounds = Integer.parseInt(a.substring(9));
             } else if (a.startsWith("--out=")) {
@@ -89,10 +106,14 @@ public final class DumpServingBenchmark {
                 replayWrite = Integer.parseInt(a.substring(18)) * 1024;
             } else if (a.equals("--replay-mariadb")) {
                 replayMariadb = true;
+            } else if (a.equals("--every-read-peer")) {
+                everyReadPeer = true;
+            } else if (a.startsWith("--scan-rounds=")) {
+                scanRounds = Integer.parseInt(a.substring(14));
             } else {
                 throw new IllegalArgumentException("Unknown argument " + a
                         + ": expected --size-mb=N, --readers=1,8,32, --rounds=N, --out=DIR, --subscriber-buffer-kb=N, "
-                        + "--replay-write-kb=N, --replay-mariadb");
+                        + "--replay-write-kb=N, --replay-mariadb, --every-read-peer, --scan-rounds=N");
             }
         }
         if (!Files.isExecutable(TOOL)) {
@@ -117,7 +138,8 @@ public final class DumpServingBenchmark {
             }
             Target mariadb = new Target("mariadb", shard.port(), shard.replUser(), shard.replPassword(),
                     shardFiles.get(0).getFileName().toString(),
-                    shardFiles.stream().map(p -> p.getFileName().toString()).toList(), shardBytes);
+                    shardFiles.stream().map(p -> p.getFileName().toString()).toList(), shardBytes,
+                    Long.parseLong(Files.readString(cluster.directory().resolve("shard-0/run/mariadbd.pid")).strip()));
             Path globalDir = work.resolve("global");
             try (GlobalBinlogWriter writer = CorpusBinlog.openWriter(globalDir, BinlogFlavor.MARIADB, 4000L << 20, "0", "none")) {
                 for (Path p : shardFiles) {
@@ -131,31 +153,43 @@ public final class DumpServingBenchmark {
                 }
                 System.out.printf("shard binlog %,d bytes in %d files; global binlog %,d bytes in %d files%n", shardBytes,
                         shardFiles.size(), globalBytes, globalFiles.size());
+                if (scanRounds > 0) {
+                    scanCost(writer, globalFiles.get(0), globalBytes, scanRounds, out);
+                }
+                if (readers.length == 0) {
+                    return;
+                }
                 DumpServerConfig serverConfig = DumpServerConfig.defaults(BinlogFlavor.MARIADB, 7,
                         List.of(DumpUser.withPassword("repl", "repl-pass"))).withPort(0);
                 if (subscriberBuffer > 0) {
                     serverConfig = serverConfig.withSubscriberBuffer(subscriberBuffer);
                 }
-                try (DumpServer server = new DumpServer(serverConfig, () -> writer).start()) {
+                try (DumpServer server = new DumpServer(serverConfig, () -> writer).start();
+                     DumpServer everyRead = everyReadPeer ? new DumpServer(
+                             serverConfig.withChecksums(ChecksumPolicy.EVERY_READ), () -> writer).start() : null) {
                     Target tributary = new Target("tributary", server.port(), "repl", "repl-pass", globalFiles.get(0),
-                            globalFiles, globalBytes);
+                            globalFiles, globalBytes, SELF);
                     Path recordDir = Files.createDirectories(work.resolve("record"));
                     linkToNull(recordDir, globalFiles);
                     linkToNull(recordDir, mariadb.files());
                     int write = replayWrite;
                     try (PreframedReplayServer replay = PreframedReplayServer.record(server.port(),
                             port -> command(new Target("record", port, "repl", "repl-pass", globalFiles.get(0), globalFiles,
-                                    0), recordDir), work.resolve("stream.bin"), write);
+                                    0, SELF), recordDir), work.resolve("stream.bin"), write);
                          PreframedReplayServer mariadbReplay = replayMariadb ? PreframedReplayServer.record(shard.port(),
                                  port -> command(new Target("record", port, mariadb.user(), mariadb.password(),
-                                         mariadb.firstFile(), mariadb.files(), 0), recordDir),
+                                         mariadb.firstFile(), mariadb.files(), 0, SELF), recordDir),
                                  work.resolve("mariadb-stream.bin"), write) : null) {
                         Target ceiling = new Target("ceiling", replay.port(), "repl", "repl-pass", globalFiles.get(0),
-                                globalFiles, globalBytes);
+                                globalFiles, globalBytes, SELF);
                         List<Target> targets = new ArrayList<>(List.of(mariadb, tributary, ceiling));
                         if (mariadbReplay != null) {
                             targets.add(new Target("mariadb-replay", mariadbReplay.port(), mariadb.user(),
-                                    mariadb.password(), mariadb.firstFile(), mariadb.files(), shardBytes));
+                                    mariadb.password(), mariadb.firstFile(), mariadb.files(), shardBytes, SELF));
+                        }
+                        if (everyRead != null) {
+                            targets.add(new Target("tributary-every-read", everyRead.port(), "repl", "repl-pass",
+                                    globalFiles.get(0), globalFiles, globalBytes, SELF));
                         }
                         run(targets, readers, rounds, work, out);
                     }
@@ -170,7 +204,8 @@ public final class DumpServingBenchmark {
 
     private static void run(List<Target> targets, int[] readers, int rounds, Path work, Path out) throws Exception {
         Map<String, List<Double>> rates = new LinkedHashMap<>();
-        List<String> csv = new ArrayList<>(List.of("readers,round,target,seconds,bytes,mb_per_s"));
+        Map<String, List<Double>> cpuPerGb = new LinkedHashMap<>();
+        List<String> csv = new ArrayList<>(List.of("readers,round,target,seconds,bytes,mb_per_s,server_cpu_s"));
         for (Target t : targets) {
             // one unmeasured read each first: the servers under test are warm long-running processes, and the first
             // read of a fresh JVM runs its serving path in the interpreter (Tributary's first round was ~0.6x its rest)
@@ -182,12 +217,16 @@ public final class DumpServingBenchmark {
                 List<Target> order = new ArrayList<>(targets);
                 java.util.Collections.rotate(order, round - 1); // alternate who goes first
                 for (Target t : order) {
+                    double cpuBefore = cpuSeconds(t.serverPid());
                     double seconds = readAll(t, n, work);
+                    double cpu = cpuSeconds(t.serverPid()) - cpuBefore;
                     double mbs = t.bytes() * (double) n / seconds / 1e6;
                     rates.computeIfAbsent(t.name() + "@" + n, k -> new ArrayList<>()).add(mbs);
+                    cpuPerGb.computeIfAbsent(t.name() + "@" + n, k -> new ArrayList<>()).add(cpu / (t.bytes() * (double) n / 1e9));
                     csv.add(n + "," + round + "," + t.name() + "," + String.format("%.3f", seconds) + ","
-                            + t.bytes() * n + "," + String.format("%.1f", mbs));
-                    System.out.printf("  readers %3d round %d %-9s %7.2f s %8.1f MB/s%n", n, round, t.name(), seconds, mbs);
+                            + t.bytes() * n + "," + String.format("%.1f", mbs) + "," + String.format("%.2f", cpu));
+                    System.out.printf("  readers %3d round %d %-9s %7.2f s %8.1f MB/s  server CPU %6.2f s%n", n, round,
+                            t.name(), seconds, mbs, cpu);
                 }
             }
         }
@@ -206,6 +245,23 @@ public final class DumpServingBenchmark {
                 System.out.printf("|   | replay of MariaDB's session: %s | MariaDB / its replay %.2f | Tributary's replay / "
                         + "MariaDB's replay %.2f |  |  |%n", range(r), median(m) / median(r), median(c) / median(r));
             }
+            List<Double> e = rates.get("tributary-every-read@" + n);
+            if (e != null) {
+                System.out.printf("|   |  | dump.checksums=every-read: %s | %.2f | %.2f |%n", range(e),
+                        median(e) / median(m), median(e) / median(c));
+            }
+        }
+        System.out.println();
+        System.out.println("Server CPU seconds per GB served (medians; the replays and Tributary share this JVM, idle"
+                + " while another target is read):");
+        System.out.println("| readers | " + String.join(" | ", targets.stream().map(Target::name).toList()) + " |");
+        System.out.println("|---:|" + "---:|".repeat(targets.size()));
+        for (int n : readers) {
+            StringBuilder row = new StringBuilder("| " + n + " |");
+            for (Target t : targets) {
+                row.append(String.format(" %.2f |", median(cpuPerGb.get(t.name() + "@" + n))));
+            }
+            System.out.println(row);
         }
         if (out != null) {
             Files.createDirectories(out);
@@ -256,6 +312,58 @@ public final class DumpServingBenchmark {
             }
         }
         return seconds;
+    }
+
+    /**
+     * What one subscriber's reader costs the server per GB of the files, without sockets or clients: the whole global
+     * binlog read through {@link BinlogFileReader#nextEvents} on this thread, {@code dump.checksums=every-read} and
+     * {@code first-read} alternating (the first-read reader finds the file checked by an earlier read, as every
+     * subscriber after the first does), after one unmeasured pass of each. CPU time of this thread, ms per GB.
+     */
+    private static void scanCost(GlobalBinlogWriter writer, String firstFile, long bytes, int rounds, Path out)
+            throws Exception {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        Map<ChecksumPolicy, List<Double>> msPerGb = new java.util.EnumMap<>(ChecksumPolicy.class);
+        List<String> csv = new ArrayList<>(List.of("round,checksums,bytes,cpu_ms,cpu_ms_per_gb"));
+        for (int round = 0; round <= rounds; round++) {
+            List<ChecksumPolicy> order = round % 2 == 0 ? List.of(ChecksumPolicy.EVERY_READ, ChecksumPolicy.FIRST_READ)
+                    : List.of(ChecksumPolicy.FIRST_READ, ChecksumPolicy.EVERY_READ);
+            for (ChecksumPolicy policy : order) {
+                long read = 0;
+                long cpu = mx.getCurrentThreadCpuTime();
+                try (BinlogFileReader r = BinlogFileReader.at(writer, new BinlogPosition(firstFile, 4), policy)) {
+                    for (long n; (n = r.nextEvents((type, b, at, length) -> { }, 1 << 20, java.time.Duration.ZERO)) > 0; ) {
+                        read += n;
+                    }
+                }
+                double ms = (mx.getCurrentThreadCpuTime() - cpu) / 1e6;
+                if (read < bytes - 1024) {
+                    throw new IllegalStateException(policy + " read " + read + " of " + bytes + " bytes");
+                }
+                if (round > 0) {
+                    msPerGb.computeIfAbsent(policy, k -> new ArrayList<>()).add(ms / (read / 1e9));
+                    csv.add(round + "," + policy + "," + read + "," + String.format("%.1f", ms) + ","
+                            + String.format("%.1f", ms / (read / 1e9)));
+                }
+                System.out.printf("  scan round %d %-10s %,d bytes  %7.1f ms CPU%n", round, policy, read, ms);
+            }
+        }
+        double every = median(msPerGb.get(ChecksumPolicy.EVERY_READ));
+        double first = median(msPerGb.get(ChecksumPolicy.FIRST_READ));
+        System.out.printf("one subscriber's file reader, CPU ms per GB, median (min-max) of %d: every-read %s,"
+                        + " first-read after a first reader %s: %.2fx%n", rounds, range(msPerGb.get(ChecksumPolicy.EVERY_READ)),
+                range(msPerGb.get(ChecksumPolicy.FIRST_READ)), every / first);
+        if (out != null) {
+            Files.createDirectories(out);
+            Files.write(out.resolve("scan-cost.csv"), csv);
+        }
+    }
+
+    /** User and system CPU time of process {@code pid} so far, from {@code /proc/PID/stat} (in 1/100 s). */
+    private static double cpuSeconds(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from the third (state) on
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime: fields 14 and 15
     }
 
     private static List<String> command(Target t, Path dir) {
