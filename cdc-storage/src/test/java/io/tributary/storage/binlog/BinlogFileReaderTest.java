@@ -208,10 +208,7 @@ class BinlogFileReaderTest {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 1 << 20, SyncPolicy.NONE);
         Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
-            for (int i = 0; i < 20; i++) {
-                w.append(feed.next());
-            }
-            assertThat(w.durability().awaitSequence(20, Duration.ofSeconds(10))).isTrue();
+            appendDurably(w, feed, 20);
             Path file = dir.resolve("binlog.000001");
             long middle = java.nio.file.Files.size(file) / 2;
             long eventStart = -1;
@@ -222,13 +219,7 @@ class BinlogFileReaderTest {
                     }
                 }
             }
-            long damaged = eventStart + damagedByte;
-            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
-                    java.nio.file.StandardOpenOption.WRITE)) {
-                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
-                ch.read(b, damaged);
-                ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) (b.get(0) ^ 0x55)}), damaged);
-            }
+            flipByte(file, eventStart + damagedByte);
             try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
                 assertThatThrownBy(() -> {
                     while (r.nextEvents((type, b, at, length) -> { }, 1 << 20, Duration.ofMillis(50)) > 0) {
@@ -251,10 +242,7 @@ class BinlogFileReaderTest {
         BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MYSQL, 1 << 20, SyncPolicy.NONE);
         Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MYSQL));
         try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
-            for (int i = 0; i < 40; i++) {
-                w.append(feed.next());
-            }
-            assertThat(w.durability().awaitSequence(40, Duration.ofSeconds(10))).isTrue();
+            appendDurably(w, feed, 40);
             Path file = dir.resolve("binlog.000001");
             long size = java.nio.file.Files.size(file);
             long firstReaderEnd;
@@ -299,6 +287,13 @@ class BinlogFileReaderTest {
                         .hasMessageContaining(Long.toString(checkedEvent)).hasMessageContaining("checksum");
             }
         }
+    }
+
+    private static void appendDurably(GlobalBinlogWriter w, Iterator<HeldTransaction> feed, int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            w.append(feed.next());
+        }
+        assertThat(w.durability().awaitSequence(n, Duration.ofSeconds(10))).isTrue();
     }
 
     private static void drain(BinlogFileReader r) throws Exception {
