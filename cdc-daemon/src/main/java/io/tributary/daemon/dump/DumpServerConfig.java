@@ -128,7 +128,9 @@ public record DumpServerConfig(String bindHost, int port, BinlogFlavor flavor, l
                 }
             })
             .doc("Newest part of the global binlog kept in memory and shared by every tailing subscriber (no disk read"
-                    + " for them); a subscriber further behind reads the files. 0 turns it off. At most the JVM's max"
+                    + " for them); a subscriber further behind reads the files. Filled only while some subscriber has"
+                    + " asked for it in the last 30 s (a daemon catching up with nobody tailing copies nothing into"
+                    + " it). 0 turns it off. At most the JVM's max"
                     + " heap; the default leaves room beside the transaction buffer (25% of the heap by default).")
             .build();
     public static final ConfigKey<Long> SUBSCRIBER_BUFFER = ConfigKey.define("dump.subscriber.buffer", Long.class)
