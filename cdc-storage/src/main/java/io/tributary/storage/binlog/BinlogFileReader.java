@@ -44,8 +44,8 @@ public final class BinlogFileReader implements Closeable {
     private final DurabilityTracker tracker;
     private final UUID serverUuid;
     private final Executed executed;
-    private final VerifiedChecksums verifiedChecksums;
-    private final ChecksumPolicy checks;
+    /** The checks this reader shares with the others; null with {@link ChecksumPolicy#EVERY_READ}. */
+    private final VerifiedChecksums sharedChecks;
     private BinlogEventScanner scanner;
     private long fileNumber;
     private BinlogEvent formatDescription;
@@ -54,8 +54,8 @@ public final class BinlogFileReader implements Closeable {
 
     private BinlogFileReader(GlobalBinlogWriter writer, Executed executed, ChecksumPolicy checks) {
         this.dir = writer.config().dir();
-        this.verifiedChecksums = writer.verifiedChecksums();
-        this.checks = java.util.Objects.requireNonNull(checks, "checks");
+        this.sharedChecks = java.util.Objects.requireNonNull(checks, "checks") == ChecksumPolicy.FIRST_READ
+                ? writer.verifiedChecksums() : null;
         this.index = writer.index();
         this.tracker = writer.durability();
         this.serverUuid = writer.serverUuid();
@@ -309,8 +309,8 @@ public final class BinlogFileReader implements Closeable {
         }
         scanner = BinlogEventScanner.open(dir.resolve(file));
         fileNumber = BinlogFiles.requireFileNumber(file);
-        if (checks == ChecksumPolicy.FIRST_READ) {
-            scanner.shareChecks(verifiedChecksums.file(fileNumber));
+        if (sharedChecks != null) {
+            scanner.shareChecks(sharedChecks.file(fileNumber));
         }
         skipping = false;
     }
