@@ -292,10 +292,16 @@ public final class EmbeddedMariaDbShard implements Shard {
                         + " says:\n" + errors);
             }
             try (Connection c = DriverManager.getConnection(info.jdbcUrl() + "?connectTimeout=1000",
-                    info.adminUser(), info.adminPassword())) {
-                if (c.isValid(2)) {
+                    info.adminUser(), info.adminPassword());
+                 java.sql.Statement s = c.createStatement();
+                 java.sql.ResultSet rs = s.executeQuery("SELECT @@pid_file")) {
+                // Another shard (of this JVM or a side-by-side one) may already listen on the port this
+                // server failed to bind: only our own server, known by its pid file, counts as up.
+                if (rs.next() && Path.of(rs.getString(1)).equals(dir.resolve("run/mariadbd.pid"))) {
                     return;
                 }
+                last = new SQLException("port " + info.port() + " is served by another server (pid file "
+                        + rs.getString(1) + ")");
             } catch (SQLException e) {
                 last = e;
             }
@@ -348,13 +354,22 @@ public final class EmbeddedMariaDbShard implements Shard {
         return killed;
     }
 
-    /** A TCP port nobody listens on right now, on the loopback address. */
+    private static final Set<Integer> HANDED_OUT_PORTS = ConcurrentHashMap.newKeySet();
+
+    /** A TCP port nobody listens on right now, on the loopback address, not handed to another shard of this JVM. */
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port", e);
+        // The kernel may hand the same ephemeral port to two binds in a row once the first socket is
+        // closed: never give one port to two shards of this JVM.
+        for (int attempt = 0; ; attempt++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                socket.setReuseAddress(true);
+                int port = socket.getLocalPort();
+                if (HANDED_OUT_PORTS.add(port) || attempt >= 20) {
+                    return port;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free port", e);
+            }
         }
     }
 
