@@ -1,9 +1,8 @@
 package io.tributary.test.shard;
 
+import io.tributary.test.net.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -354,23 +353,9 @@ public final class EmbeddedMariaDbShard implements Shard {
         return killed;
     }
 
-    private static final Set<Integer> HANDED_OUT_PORTS = ConcurrentHashMap.newKeySet();
-
     /** A TCP port nobody listens on right now, on the loopback address, not handed to another shard of this JVM. */
     static int freePort() {
-        // The kernel may hand the same ephemeral port to two binds in a row once the first socket is
-        // closed: never give one port to two shards of this JVM.
-        for (int attempt = 0; ; attempt++) {
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                socket.setReuseAddress(true);
-                int port = socket.getLocalPort();
-                if (HANDED_OUT_PORTS.add(port) || attempt >= 20) {
-                    return port;
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("no free port", e);
-            }
-        }
+        return FreePorts.next();
     }
 
     private static ShardInfo withPort(ShardInfo i, int port) {

@@ -7,9 +7,8 @@ import io.tributary.test.daemon.DaemonProcess;
 import io.tributary.test.junit.WithShards;
 import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardInfo;
+import io.tributary.test.net.FreePorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -140,9 +139,7 @@ class HaproxyTwinsIT {
         return s.length() > 3000 ? s.substring(s.length() - 3000) : s;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+    private static int freePort() {
+        return FreePorts.next();
     }
 }

@@ -9,9 +9,8 @@ import io.tributary.test.junit.WithShards;
 import io.tributary.test.load.OltpWriteOnlyLoad;
 import io.tributary.test.shard.ShardCluster;
 import java.io.BufferedReader;
+import io.tributary.test.net.FreePorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -589,9 +588,7 @@ class TwinsFailoverIT {
         return out;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+    private static int freePort() {
+        return FreePorts.next();
     }
 }
