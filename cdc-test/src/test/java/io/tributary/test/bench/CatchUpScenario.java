@@ -238,23 +238,55 @@ final class CatchUpScenario {
         double[] raw = rawRead(infos, startFiles);
         double rate = backlog / MB / seconds;
         double rawRate = raw[1] / MB / raw[0];
+        // The second half of the catch-up, once the fresh JVM has compiled its hot code: what a longer backlog
+        // would run at. The trace counts global bytes; the backlog's shard bytes per global byte convert it.
+        double warm = secondHalfRate(points, first, seconds, bytes > 0 ? backlog / bytes : Double.NaN);
         double firstFromLaunch = (started - launched) / 1e9 + first;
         String summary = String.format(Locale.ROOT, "%s: backlog %.1f MB, first global transaction %.2f s after the"
                 + " daemon started (%.1f s after its JVM was launched), caught up in %.1f s: %.1f MB/s, %,.0f events/s;"
                 + " raw read %.1f MB in %.2f s = %.1f MB/s; catch-up at %.0f%% of the raw read; buffer peak %.1f MB,"
-                + " spilled %.1f MB; daemon CPU %.1f s", label, backlog / MB, first, firstFromLaunch, seconds, rate,
-                events / seconds, raw[1] / MB, raw[0], rawRate, 100 * rate / rawRate, peak / MB, spilled / MB, cpu);
+                + " spilled %.1f MB; daemon CPU %.1f s; second half of the catch-up %.1f MB/s (%.0f%% of the raw read)",
+                label, backlog / MB, first, firstFromLaunch, seconds, rate, events / seconds, raw[1] / MB, raw[0],
+                rawRate, 100 * rate / rawRate, peak / MB, spilled / MB, cpu, warm, 100 * warm / rawRate);
         out.println("  " + summary);
         out.println("  daemon CPU by thread while catching up: " + threads);
         double nan = Double.NaN;
         BenchRow row = new BenchRow("catchup", label, shards, kind, seconds, events / seconds, nan, bytes / seconds,
                 lastTxns / seconds, nan, nan, nan, nan, backlog > 0 ? cpu / (backlog / 1e9) : nan, nan, d.rssPeakBytes(),
                 spilled, nan, backlog, nan, String.format(Locale.ROOT, "first output %.2f s after start; catch-up %.1f"
-                        + " MB/s of shard binlog (%.1f MB in %.1f s) vs raw read %.1f MB/s = %.0f%%; buffer peak %.1f MB,"
-                        + " spilled %.1f MB; %s", first, rate, backlog / MB, seconds, rawRate, 100 * rate / rawRate,
+                        + " MB/s of shard binlog (%.1f MB in %.1f s) vs raw read %.1f MB/s = %.0f%%; second half %.1f"
+                        + " MB/s = %.0f%%; buffer peak %.1f MB, spilled %.1f MB; %s", first, rate, backlog / MB, seconds,
+                        rawRate, 100 * rate / rawRate, warm, 100 * warm / rawRate,
                         peak / MB, spilled / MB, o.catchupJvm().isEmpty() ? note
                                 : note + "; daemon JVM options " + String.join(" ", o.catchupJvm())));
         return new Result(row, new Trace(label, points), summary);
+    }
+
+    /**
+     * The catch-up rate over the second half of the time from the first global transaction to the end, in shard MB/s.
+     *
+     * @param points        samples of {seconds since the daemon started, global binlog MB written, ...}
+     * @param first         when the first global transaction appeared
+     * @param end           when the backlog was all written
+     * @param shardPerGlobal shard binlog bytes per global binlog byte over the whole backlog
+     * @return NaN when the samples do not span the second half
+     */
+    static double secondHalfRate(List<double[]> points, double first, double end, double shardPerGlobal) {
+        double from = first + (end - first) / 2;
+        double[] a = null;
+        double[] b = null;
+        for (double[] p : points) {
+            if (a == null && p[0] >= from) {
+                a = p;
+            }
+            if (p[0] <= end) {
+                b = p;
+            }
+        }
+        if (a == null || b == null || b[0] <= a[0]) {
+            return Double.NaN;
+        }
+        return (b[1] - a[1]) / (b[0] - a[0]) * shardPerGlobal;
     }
 
     /** CPU seconds (user + system) of each thread of process {@code pid}, summed by name ({@code /proc}). */
