@@ -1,7 +1,7 @@
 package io.tributary.test.daemon;
 
-import io.tributary.test.shard.ShardInfo;
 import io.tributary.test.net.FreePorts;
+import io.tributary.test.shard.ShardInfo;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -58,8 +58,8 @@ public final class DaemonProcess implements AutoCloseable {
     private DaemonProcess(Builder b) {
         this.dir = b.dir;
         this.jvmOptions = List.copyOf(b.jvmOptions);
-        this.dumpPort = freePort();
-        this.managementPort = freePort();
+        this.dumpPort = FreePorts.next();
+        this.managementPort = FreePorts.next();
         this.startTimeout = b.startTimeout;
         Map<String, String> p = new LinkedHashMap<>();
         for (ShardInfo s : b.shards) {
@@ -334,9 +334,5 @@ public final class DaemonProcess implements AutoCloseable {
                 // killed; nothing more to do
             }
         }
-    }
-
-    private static int freePort() {
-        return FreePorts.next();
     }
 }

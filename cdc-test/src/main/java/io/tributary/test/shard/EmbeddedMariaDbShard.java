@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,7 +128,7 @@ public final class EmbeddedMariaDbShard implements Shard {
                 if (startedOnce || attempt >= 3) {
                     throw new IllegalStateException(info.name() + ": port " + info.port() + " is taken", e);
                 }
-                int port = freePort();
+                int port = FreePorts.next();
                 log.info("{}: port {} was taken, retrying on {}", info.name(), info.port(), port);
                 info = withPort(info, port);
             }
@@ -248,7 +250,7 @@ public final class EmbeddedMariaDbShard implements Shard {
                 "--port=" + info.port(),
                 "--bind-address=" + info.host(),
                 "--socket=" + socketDir.resolve("mariadbd.sock"),
-                "--pid-file=" + dir.resolve("run/mariadbd.pid"),
+                "--pid-file=" + pidFile(),
                 "--log-error=" + dir.resolve("log/error.log"),
                 "--tmpdir=" + dir.resolve("tmp"),
                 "--init-file=" + dir.resolve("run/init.sql"),
@@ -292,15 +294,15 @@ public final class EmbeddedMariaDbShard implements Shard {
             }
             try (Connection c = DriverManager.getConnection(info.jdbcUrl() + "?connectTimeout=1000",
                     info.adminUser(), info.adminPassword());
-                 java.sql.Statement s = c.createStatement();
-                 java.sql.ResultSet rs = s.executeQuery("SELECT @@pid_file")) {
+                 Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT @@pid_file")) {
                 // Another shard (of this JVM or a side-by-side one) may already listen on the port this
                 // server failed to bind: only our own server, known by its pid file, counts as up.
-                if (rs.next() && Path.of(rs.getString(1)).equals(dir.resolve("run/mariadbd.pid"))) {
+                String pidFile = rs.next() ? rs.getString(1) : null;
+                if (pidFile != null && Path.of(pidFile).equals(pidFile())) {
                     return;
                 }
-                last = new SQLException("port " + info.port() + " is served by another server (pid file "
-                        + rs.getString(1) + ")");
+                last = new SQLException("port " + info.port() + " is served by another server (pid file " + pidFile + ")");
             } catch (SQLException e) {
                 last = e;
             }
@@ -353,9 +355,9 @@ public final class EmbeddedMariaDbShard implements Shard {
         return killed;
     }
 
-    /** A TCP port nobody listens on right now, on the loopback address, not handed to another shard of this JVM. */
-    static int freePort() {
-        return FreePorts.next();
+    /** The server's pid file: where it says it runs, and how the readiness probe knows it reached this server. */
+    private Path pidFile() {
+        return dir.resolve("run/mariadbd.pid");
     }
 
     private static ShardInfo withPort(ShardInfo i, int port) {

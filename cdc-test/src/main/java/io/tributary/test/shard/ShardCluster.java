@@ -1,5 +1,6 @@
 package io.tributary.test.shard;
 
+import io.tributary.test.net.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,7 +101,7 @@ public final class ShardCluster implements AutoCloseable {
     }
 
     private static ShardInfo infoFor(ShardClusterConfig config, int i) {
-        return new ShardInfo(i, "shard-" + i, config.flavor(), "127.0.0.1", EmbeddedMariaDbShard.freePort(),
+        return new ShardInfo(i, "shard-" + i, config.flavor(), "127.0.0.1", FreePorts.next(),
                 config.firstServerId() + i, ADMIN_USER, ADMIN_PASSWORD, REPL_USER, REPL_PASSWORD);
     }
 

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tributary.test.daemon.DaemonProcess;
 import io.tributary.test.junit.WithShards;
+import io.tributary.test.net.FreePorts;
 import io.tributary.test.shard.ShardCluster;
 import io.tributary.test.shard.ShardInfo;
-import io.tributary.test.net.FreePorts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,7 +58,7 @@ class HaproxyTwinsIT {
             // why haproxy.cfg does not use "option mysql-check user ...": HAProxy logs in without a password,
             // which the dump server refuses, so a healthy twin is marked DOWN
             Path mysqlCfg = dir.resolve("haproxy-mysql-check.cfg");
-            String httpCheck = HaproxyFront.withPorts(HaproxyFront.checkedIn(), freePort(),
+            String httpCheck = HaproxyFront.withPorts(HaproxyFront.checkedIn(), FreePorts.next(),
                     new int[] {a.dumpPort(), b.dumpPort()}, new int[] {a.dumpPort(), b.dumpPort()});
             Files.writeString(mysqlCfg, httpCheck.replaceAll("(?m)^\\s*(option httpchk|http-check .*)$", "")
                     .replace("    default-server ", "    option mysql-check user " + DaemonProcess.DUMP_USER
@@ -72,7 +72,7 @@ class HaproxyTwinsIT {
                     .as("twin A refused HAProxy's login without a password: %s", a.logFile()).isTrue();
             stop(mysqlCheck);
 
-            int front = freePort();
+            int front = FreePorts.next();
             Path cfg = dir.resolve("haproxy.cfg");
             Files.writeString(cfg, HaproxyFront.withPorts(HaproxyFront.checkedIn(), front,
                     new int[] {a.dumpPort(), b.dumpPort()}, new int[] {a.managementPort(), b.managementPort()}));
@@ -137,9 +137,5 @@ class HaproxyTwinsIT {
 
     static String tail(String s) {
         return s.length() > 3000 ? s.substring(s.length() - 3000) : s;
-    }
-
-    private static int freePort() {
-        return FreePorts.next();
     }
 }

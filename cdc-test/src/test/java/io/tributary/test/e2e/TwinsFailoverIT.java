@@ -7,9 +7,9 @@ import io.tributary.test.daemon.DaemonProcess;
 import io.tributary.test.deploy.HaproxyFront;
 import io.tributary.test.junit.WithShards;
 import io.tributary.test.load.OltpWriteOnlyLoad;
+import io.tributary.test.net.FreePorts;
 import io.tributary.test.shard.ShardCluster;
 import java.io.BufferedReader;
-import io.tributary.test.net.FreePorts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -97,7 +97,7 @@ class TwinsFailoverIT {
                 OltpWriteOnlyLoad load = new OltpWriteOnlyLoad(shards.infos(), options);
                 AuditLoad audit = new AuditLoad(shards.infos(), 7, 25, LARGE_EVERY.toMillis())) {
             b = twin(shards, dir.resolve("b"), 1).start();
-            int front = freePort();
+            int front = FreePorts.next();
             Path cfg = dir.resolve("haproxy.cfg");
             Files.writeString(cfg, HaproxyFront.withPorts(HaproxyFront.checkedIn(), front,
                     new int[] {a.dumpPort(), b.dumpPort()}, new int[] {a.managementPort(), b.managementPort()}));
@@ -586,9 +586,5 @@ class TwinsFailoverIT {
             out.merge(m.group(1), 1, Integer::sum);
         }
         return out;
-    }
-
-    private static int freePort() {
-        return FreePorts.next();
     }
 }
