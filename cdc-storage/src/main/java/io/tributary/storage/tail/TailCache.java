@@ -39,13 +39,6 @@ import java.util.function.Consumer;
  * the gap. A chunk stays in memory while an entry holds part of it, so the heap holds at most one write more
  * ({@code GlobalBinlogWriter}'s flush size, about 1 MiB).
  *
- * <p><b>Only while wanted.</b> The cache copies writes only while a subscriber has asked it for something ({@link
- * #find}, {@link #get}, or waits in {@link #get}) within the last {@value #DEMAND_SECONDS} seconds, and it starts
- * without copying: a daemon catching up with nobody subscribed, or whose subscribers all read far behind in the
- * files, does not copy every byte it writes into the heap for no one (a third of what a 1 GB catch-up allocated). The
- * first subscriber to reach the end of the files asks, misses, reads the next writes from the files too and joins at
- * the end of them; writes not copied are a gap like dropped staged bytes (the entries restart after it).
- *
  * <p><b>Subscribers.</b> A subscriber holds a cursor (a running event index). It joins with {@link #find} when its
  * own file reader reaches a position the cache holds, and goes back to the files when its cursor was evicted (it
  * was too slow, or the entries restarted after a gap): a miss costs no more than having no cache, and a slow
@@ -60,8 +53,6 @@ public final class TailCache implements Closeable {
     private static final Duration IDLE_WAIT = Duration.ofMillis(500);
     /** Events indexed per hold of the staging lock. */
     private static final int EVENTS_PER_STEP = 256;
-    /** How long the cache goes on copying writes after the last subscriber asked it for something. */
-    public static final int DEMAND_SECONDS = 30;
 
     /**
      * One cached event: where it starts, where the event after it starts (a ROTATE's target), its type, and its
@@ -128,20 +119,11 @@ public final class TailCache implements Closeable {
     private BinlogPosition end;
     private volatile boolean closed;
     private Thread indexer;
-    /** How long after the last request the cache goes on copying writes. */
-    private final long demandNanos;
-    /** {@link System#nanoTime} when a subscriber last asked the cache for something (starts long enough ago). */
-    private volatile long lastDemand;
-    /** Writes not copied because no subscriber wanted the cache, and their bytes (the writing thread's). */
-    private volatile long skippedWrites;
-    private volatile long skippedBytes;
 
-    private TailCache(GlobalBinlogWriter writer, long maxBytes, Duration demandTimeout) {
+    private TailCache(GlobalBinlogWriter writer, long maxBytes) {
         this.writer = writer;
         this.tracker = writer.durability();
         this.maxBytes = maxBytes;
-        this.demandNanos = demandTimeout.toNanos();
-        this.lastDemand = System.nanoTime() - demandNanos - 1;
     }
 
     /**
@@ -149,15 +131,7 @@ public final class TailCache implements Closeable {
      * already written are read from the files.
      */
     public static TailCache attach(GlobalBinlogWriter writer, long maxBytes) {
-        return attach(writer, maxBytes, Duration.ofSeconds(DEMAND_SECONDS));
-    }
-
-    /**
-     * As {@link #attach(GlobalBinlogWriter, long)}, copying writes for {@code demandTimeout} after a subscriber last
-     * asked for something instead of {@value #DEMAND_SECONDS} seconds (tests).
-     */
-    public static TailCache attach(GlobalBinlogWriter writer, long maxBytes, Duration demandTimeout) {
-        TailCache c = new TailCache(writer, maxBytes, demandTimeout);
+        TailCache c = new TailCache(writer, maxBytes);
         writer.addFeed(c.feed);
         c.tracker.addListener(c.markListener);
         c.indexer = new Thread(c::run, "binlog-tail-cache");
@@ -184,11 +158,6 @@ public final class TailCache implements Closeable {
         @Override
         public void appended(String file, long offset, ByteBuffer src) {
             if (closed || !src.hasRemaining()) {
-                return;
-            }
-            if (!wanted()) {
-                skippedWrites++;
-                skippedBytes += src.remaining();
                 return;
             }
             byte[] copy = new byte[src.remaining()];
@@ -246,29 +215,6 @@ public final class TailCache implements Closeable {
                 stagedBytes = s;
             }
         }
-    }
-
-    /** Whether a subscriber asked for something lately, or waits for an entry now. */
-    private boolean wanted() {
-        return !waiters.isEmpty() || System.nanoTime() - lastDemand <= demandNanos;
-    }
-
-    /** Notes that a subscriber asked the cache for something. */
-    private void demand() {
-        long now = System.nanoTime();
-        if (now - lastDemand > 1_000_000L) { // a volatile write at most once a millisecond
-            lastDemand = now;
-        }
-    }
-
-    /** Writes not copied because no subscriber wanted the cache then (the writes went to the files only). */
-    public long skippedWrites() {
-        return skippedWrites;
-    }
-
-    /** The bytes of {@link #skippedWrites}. */
-    public long skippedBytes() {
-        return skippedBytes;
     }
 
     /** On the syncer's thread: wakes the cache's thread, which does the work. */
@@ -408,7 +354,6 @@ public final class TailCache implements Closeable {
      * {@code position} is the cached end; -1 when the cache does not cover it (or is stopped).
      */
     public long find(BinlogPosition position) {
-        demand();
         lock.lock();
         try {
             if (closed || end == null) {
@@ -450,7 +395,6 @@ public final class TailCache implements Closeable {
      * @return how many were added; 0 when none came in time
      */
     public int get(long cursor, long maxBytes, Duration timeout, List<Entry> out) throws InterruptedException, Evicted {
-        demand();
         long deadline = System.nanoTime() + timeout.toNanos();
         Thread me = Thread.currentThread();
         while (true) {

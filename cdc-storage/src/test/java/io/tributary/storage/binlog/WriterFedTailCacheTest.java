@@ -204,56 +204,6 @@ class WriterFedTailCacheTest {
         }
     }
 
-    /**
-     * Nobody asked: the writes reach the files only, not the heap. The first subscriber to ask at the end of the files
-     * misses, and joins at the end of the next writes, whose entries hold the files' bytes; once no subscriber has
-     * asked for the demand timeout, writes are not copied again.
-     */
-    @Test
-    void shouldCopyWritesOnlyWhileASubscriberWantsThem(@TempDir Path dir) throws Exception {
-        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MARIADB, 1 << 20, SyncPolicy.COMMIT);
-        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MARIADB));
-        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
-             TailCache cache = TailCache.attach(w, 64 << 20, Duration.ofMillis(500))) {
-            BinlogPosition attached = w.writtenPosition();
-            for (int i = 0; i < 50; i++) {
-                w.append(feed.next());
-            }
-            assertThat(w.durability().awaitSequence(50, Duration.ofSeconds(10))).isTrue();
-            long skipped = cache.skippedWrites();
-            assertThat(skipped).as("writes nobody asked for").isPositive();
-            BinlogPosition end = w.durability().current().position();
-            assertThat(end.file()).isEqualTo(attached.file());
-            assertThat(cache.skippedBytes()).as("their bytes").isEqualTo(end.position() - attached.position());
-            assertThat(cache.bytes()).isZero();
-            assertThat(cache.find(end)).as("the first ask, at the end of the files: a miss").isNegative();
-
-            for (int i = 0; i < 50; i++) {
-                w.append(feed.next());
-            }
-            assertThat(w.durability().awaitSequence(100, Duration.ofSeconds(10))).isTrue();
-            assertThat(cache.skippedWrites()).as("copied once asked").isEqualTo(skipped);
-            BinlogPosition durable = w.durability().current().position();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            long cursor;
-            while ((cursor = cache.find(end)) < 0) {
-                assertThat(System.nanoTime()).as("the cache holds the writes after the ask").isLessThan(deadline);
-                Thread.sleep(5);
-            }
-            List<TailCache.Entry> entries = new ArrayList<>();
-            for (long c = cursor; entries.isEmpty() || !entries.get(entries.size() - 1).next().equals(durable); c++) {
-                TailCache.Entry e = cache.get(c, Duration.ofSeconds(2));
-                assertThat(e).as("entry %d", c).isNotNull();
-                entries.add(e);
-            }
-            assertSameAsFiles(dir, end, entries, durable);
-
-            Thread.sleep(700);
-            w.append(feed.next());
-            assertThat(cache.skippedWrites()).as("nobody asked for longer than the demand timeout").isEqualTo(skipped + 1);
-        }
-    }
-
     /** The entries are contiguous from {@code start} to {@code end} and hold the files' bytes. */
     static void assertSameAsFiles(Path dir, BinlogPosition start, List<TailCache.Entry> entries, BinlogPosition end)
             throws Exception {
