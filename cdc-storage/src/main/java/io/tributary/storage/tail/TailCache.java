@@ -39,6 +39,16 @@ import java.util.function.Consumer;
  * the gap. A chunk stays in memory while an entry holds part of it, so the heap holds at most one write more
  * ({@code GlobalBinlogWriter}'s flush size, about 1 MiB).
  *
+ * <p><b>Only while wanted.</b> The cache copies writes only while a subscriber has asked it for something ({@link
+ * #find}, {@link #get}, or waits in {@link #get}) within the last {@value #DEMAND_SECONDS} seconds, and it starts
+ * without copying: a daemon catching up with nobody subscribed, or whose subscribers all read far behind in the
+ * files, does not copy every byte it writes into the heap for no one (a third of what a 1 GB catch-up allocated). The
+ * first subscriber to reach the end of the files asks, misses, reads the next writes from the files too and joins at
+ * the end of them. A run of writes not copied is staged as one marker, a gap like dropped staged bytes: every cursor
+ * handed out goes back to the files, the cached end is unknown ({@link #find} misses there) and the entries restart
+ * with the next copied write. Without it, a subscriber asking at the cached end while the files already went on past
+ * it was told "the next event to come" and waited for an entry that would not come until the next write.
+ *
  * <p><b>Subscribers.</b> A subscriber holds a cursor (a running event index). It joins with {@link #find} when its
  * own file reader reaches a position the cache holds, and goes back to the files when its cursor was evicted (it
  * was too slow, or the entries restarted after a gap): a miss costs no more than having no cache, and a slow
@@ -53,6 +63,8 @@ public final class TailCache implements Closeable {
     private static final Duration IDLE_WAIT = Duration.ofMillis(500);
     /** Events indexed per hold of the staging lock. */
     private static final int EVENTS_PER_STEP = 256;
+    /** How long the cache goes on copying writes after the last subscriber asked it for something. */
+    public static final int DEMAND_SECONDS = 30;
 
     /**
      * One cached event: where it starts, where the event after it starts (a ROTATE's target), its type, and its
@@ -80,12 +92,26 @@ public final class TailCache implements Closeable {
         int length;
         /** Bytes from the start already made entries. */
         int indexed;
+        /**
+         * A write at {@code start} was not copied (nobody wanted it): no bytes, but the files go on past what the
+         * entries hold, so the entries restart after it and the end they give is unknown until then.
+         */
+        final boolean skipped;
 
         Chunk(BinlogPosition start, byte[] bytes) {
+            this(start, bytes, false);
+        }
+
+        private Chunk(BinlogPosition start, byte[] bytes, boolean skipped) {
             this.start = start;
             this.fileNumber = start.fileNumber();
             this.bytes = bytes;
             this.length = bytes.length;
+            this.skipped = skipped;
+        }
+
+        static Chunk skippedAt(BinlogPosition start) {
+            return new Chunk(start, new byte[0], true);
         }
     }
 
@@ -99,8 +125,13 @@ public final class TailCache implements Closeable {
     private final Object staging = new Object();
     private final ArrayDeque<Chunk> staged = new ArrayDeque<>();
     private volatile long stagedBytes;
-    /** Where the next entry starts (the cache's thread; set once by {@link Feed#attached}). */
+    /**
+     * Where the next entry starts (the cache's thread; set once by {@link Feed#attached}); null after a skipped write,
+     * until the next copied one.
+     */
     private BinlogPosition indexEnd;
+    /** A skip marker was staged since the last copied write (under {@link #staging}): one marker per run of skips. */
+    private boolean skipMarked;
 
     /** Guards the entries: the cache's thread, subscribers, and the writer when it gets it at once. */
     private final ReentrantLock lock = new ReentrantLock();
@@ -119,11 +150,20 @@ public final class TailCache implements Closeable {
     private BinlogPosition end;
     private volatile boolean closed;
     private Thread indexer;
+    /** How long after the last request the cache goes on copying writes. */
+    private final long demandNanos;
+    /** {@link System#nanoTime} when a subscriber last asked the cache for something (starts long enough ago). */
+    private volatile long lastDemand;
+    /** Writes not copied because no subscriber wanted the cache, and their bytes (the writing thread's). */
+    private volatile long skippedWrites;
+    private volatile long skippedBytes;
 
-    private TailCache(GlobalBinlogWriter writer, long maxBytes) {
+    private TailCache(GlobalBinlogWriter writer, long maxBytes, Duration demandTimeout) {
         this.writer = writer;
         this.tracker = writer.durability();
         this.maxBytes = maxBytes;
+        this.demandNanos = demandTimeout.toNanos();
+        this.lastDemand = System.nanoTime() - demandNanos - 1;
     }
 
     /**
@@ -131,7 +171,15 @@ public final class TailCache implements Closeable {
      * already written are read from the files.
      */
     public static TailCache attach(GlobalBinlogWriter writer, long maxBytes) {
-        TailCache c = new TailCache(writer, maxBytes);
+        return attach(writer, maxBytes, Duration.ofSeconds(DEMAND_SECONDS));
+    }
+
+    /**
+     * As {@link #attach(GlobalBinlogWriter, long)}, copying writes for {@code demandTimeout} after a subscriber last
+     * asked for something instead of {@value #DEMAND_SECONDS} seconds (tests).
+     */
+    public static TailCache attach(GlobalBinlogWriter writer, long maxBytes, Duration demandTimeout) {
+        TailCache c = new TailCache(writer, maxBytes, demandTimeout);
         writer.addFeed(c.feed);
         c.tracker.addListener(c.markListener);
         c.indexer = new Thread(c::run, "binlog-tail-cache");
@@ -160,10 +208,24 @@ public final class TailCache implements Closeable {
             if (closed || !src.hasRemaining()) {
                 return;
             }
+            if (!wanted()) {
+                skippedWrites++;
+                skippedBytes += src.remaining();
+                synchronized (staging) {
+                    // the files now go on past the cached end: a subscriber must not be told the end is the next
+                    // event to come (it would wait there for an entry that never comes while the files hold it)
+                    if (!skipMarked) {
+                        staged.addLast(Chunk.skippedAt(new BinlogPosition(file, offset)));
+                        skipMarked = true;
+                    }
+                }
+                return;
+            }
             byte[] copy = new byte[src.remaining()];
             src.get(copy);
             Chunk c = new Chunk(new BinlogPosition(file, offset), copy);
             synchronized (staging) {
+                skipMarked = false;
                 staged.addLast(c);
                 long s = stagedBytes + copy.length;
                 // durability stalled: drop the oldest staged bytes (the entries restart after the gap), keep the newest
@@ -204,6 +266,11 @@ public final class TailCache implements Closeable {
                     if (!c.start.file().equals(file) || c.start.position() + c.length <= offset) {
                         break;
                     }
+                    if (c.skipped) { // the write not copied is undone: the cached end is the files' end again
+                        staged.pollLast();
+                        skipMarked = false;
+                        continue;
+                    }
                     int keep = (int) Math.max(c.indexed, offset - c.start.position());
                     s -= c.length - keep;
                     c.length = keep;
@@ -215,6 +282,29 @@ public final class TailCache implements Closeable {
                 stagedBytes = s;
             }
         }
+    }
+
+    /** Whether a subscriber asked for something lately, or waits for an entry now. */
+    private boolean wanted() {
+        return !waiters.isEmpty() || System.nanoTime() - lastDemand <= demandNanos;
+    }
+
+    /** Notes that a subscriber asked the cache for something. */
+    private void demand() {
+        long now = System.nanoTime();
+        if (now - lastDemand > 1_000_000L) { // a volatile write at most once a millisecond
+            lastDemand = now;
+        }
+    }
+
+    /** Writes not copied because no subscriber wanted the cache then (the writes went to the files only). */
+    public long skippedWrites() {
+        return skippedWrites;
+    }
+
+    /** The bytes of {@link #skippedWrites}. */
+    public long skippedBytes() {
+        return skippedBytes;
     }
 
     /** On the syncer's thread: wakes the cache's thread, which does the work. */
@@ -256,6 +346,15 @@ public final class TailCache implements Closeable {
                 Chunk c;
                 chunks:
                 while ((c = staged.peekFirst()) != null) {
+                    if (c.skipped) {
+                        // a write not copied (it needs no durable mark): every cursor handed out goes back to the
+                        // files, which hold it, and the end is unknown until the next copied write restarts the entries
+                        gap = true;
+                        fresh.clear();
+                        at = null;
+                        staged.pollFirst();
+                        continue;
+                    }
                     if (c.indexed == 0 && !c.start.equals(at)) {
                         // staged bytes were dropped before this chunk: the entries restart with it
                         gap = true;
@@ -354,6 +453,7 @@ public final class TailCache implements Closeable {
      * {@code position} is the cached end; -1 when the cache does not cover it (or is stopped).
      */
     public long find(BinlogPosition position) {
+        demand();
         lock.lock();
         try {
             if (closed || end == null) {
@@ -395,6 +495,7 @@ public final class TailCache implements Closeable {
      * @return how many were added; 0 when none came in time
      */
     public int get(long cursor, long maxBytes, Duration timeout, List<Entry> out) throws InterruptedException, Evicted {
+        demand();
         long deadline = System.nanoTime() + timeout.toNanos();
         Thread me = Thread.currentThread();
         while (true) {

@@ -204,6 +204,150 @@ class WriterFedTailCacheTest {
         }
     }
 
+    /**
+     * Nobody asked: the writes reach the files only, not the heap. The first subscriber to ask at the end of the files
+     * misses, and joins at the end of the next writes, whose entries hold the files' bytes; once no subscriber has
+     * asked for the demand timeout, writes are not copied again.
+     */
+    @Test
+    void shouldCopyWritesOnlyWhileASubscriberWantsThem(@TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MARIADB, 1 << 20, SyncPolicy.COMMIT);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MARIADB));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
+             TailCache cache = TailCache.attach(w, 64 << 20, Duration.ofMillis(500))) {
+            BinlogPosition attached = w.writtenPosition();
+            for (int i = 0; i < 50; i++) {
+                w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(50, Duration.ofSeconds(10))).isTrue();
+            long skipped = cache.skippedWrites();
+            assertThat(skipped).as("writes nobody asked for").isPositive();
+            BinlogPosition end = w.durability().current().position();
+            assertThat(end.file()).isEqualTo(attached.file());
+            assertThat(cache.skippedBytes()).as("their bytes").isEqualTo(end.position() - attached.position());
+            assertThat(cache.bytes()).isZero();
+            assertThat(cache.find(end)).as("the first ask, at the end of the files: a miss").isNegative();
+
+            for (int i = 0; i < 50; i++) {
+                w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(100, Duration.ofSeconds(10))).isTrue();
+            assertThat(cache.skippedWrites()).as("copied once asked").isEqualTo(skipped);
+            BinlogPosition durable = w.durability().current().position();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long cursor;
+            while ((cursor = cache.find(end)) < 0) {
+                assertThat(System.nanoTime()).as("the cache holds the writes after the ask").isLessThan(deadline);
+                Thread.sleep(5);
+            }
+            List<TailCache.Entry> entries = new ArrayList<>();
+            for (long c = cursor; entries.isEmpty() || !entries.get(entries.size() - 1).next().equals(durable); c++) {
+                TailCache.Entry e = cache.get(c, Duration.ofSeconds(2));
+                assertThat(e).as("entry %d", c).isNotNull();
+                entries.add(e);
+            }
+            assertSameAsFiles(dir, end, entries, durable);
+
+            Thread.sleep(700);
+            w.append(feed.next());
+            assertThat(cache.skippedWrites()).as("nobody asked for longer than the demand timeout").isEqualTo(skipped + 1);
+        }
+    }
+
+    /**
+     * Writes nobody asked for went to the files only: a subscriber that read the files up to the cache's end as it
+     * stood before them must not be given a cursor there and wait for an entry that never comes (the files already
+     * hold the next events). It misses, or its cursor is evicted at once, and it reads on from the files.
+     */
+    @Test
+    void shouldNotHoldASubscriberAtAnEndTheFilesWentPast(@TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MARIADB, 1 << 20, SyncPolicy.COMMIT);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MARIADB));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
+             TailCache cache = TailCache.attach(w, 64 << 20, Duration.ofMillis(500))) {
+            BinlogPosition attached = w.writtenPosition();
+            for (int i = 0; i < 20; i++) {
+                w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(20, Duration.ofSeconds(10))).isTrue();
+            assertThat(cache.skippedWrites()).as("writes nobody asked for").isPositive();
+            assertNoWaitAtAStaleEnd(cache, attached);
+        }
+    }
+
+    /**
+     * A subscriber holding the cursor of the next event to come, that asked nothing for longer than the demand
+     * timeout (its connection was not writable, say): the writes made meanwhile are not copied, so its cursor is
+     * evicted and it goes back to the files, which hold them; the cache misses at the files' end until the next
+     * copied write, whose entries hold the files' bytes.
+     */
+    @Test
+    void shouldSendAnIdleHolderOfTheEndBackToTheFilesOnceWritesAreSkipped(@TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MARIADB, 1 << 20, SyncPolicy.COMMIT);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MARIADB));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config);
+             TailCache cache = TailCache.attach(w, 64 << 20, Duration.ofMillis(300))) {
+            long cursor = cache.find(w.writtenPosition());
+            assertThat(cursor).as("asked at the attach position, the cache's end").isGreaterThanOrEqualTo(0);
+            for (int i = 0; i < 5; i++) {
+                w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(5, Duration.ofSeconds(10))).isTrue();
+            BinlogPosition durable = w.durability().current().position();
+            BinlogPosition at = null;
+            while (at == null || !at.equals(durable)) {
+                TailCache.Entry e = cache.get(cursor, Duration.ofSeconds(2));
+                assertThat(e).as("entry %d of the copied writes", cursor).isNotNull();
+                at = e.next();
+                cursor++;
+            }
+            long skipped = cache.skippedWrites();
+
+            Thread.sleep(500);
+            for (int i = 0; i < 5; i++) {
+                w.append(feed.next());
+            }
+            assertThat(w.durability().awaitSequence(10, Duration.ofSeconds(10))).isTrue();
+            assertThat(cache.skippedWrites()).as("nobody asked for longer than the demand timeout").isGreaterThan(skipped);
+            long held = cursor;
+            assertThatThrownBy(() -> cache.get(held, Duration.ofSeconds(5)))
+                    .as("the holder of the end goes back to the files, which went on past it")
+                    .isInstanceOf(TailCache.Evicted.class);
+            BinlogPosition filesEnd = w.durability().current().position();
+            assertThat(cache.find(at)).as("the old end").isNegative();
+            assertThat(cache.find(filesEnd)).as("the files' end, until a copied write restarts the entries").isNegative();
+
+            w.append(feed.next());
+            assertThat(w.durability().awaitSequence(11, Duration.ofSeconds(10))).isTrue();
+            BinlogPosition durableNow = w.durability().current().position();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long joined;
+            while ((joined = cache.find(filesEnd)) < 0) {
+                assertThat(System.nanoTime()).as("the entries restart with the copied write").isLessThan(deadline);
+                Thread.sleep(5);
+            }
+            List<TailCache.Entry> entries = new ArrayList<>();
+            for (long c = joined; entries.isEmpty() || !entries.get(entries.size() - 1).next().equals(durableNow); c++) {
+                TailCache.Entry e = cache.get(c, Duration.ofSeconds(2));
+                assertThat(e).as("entry %d", c).isNotNull();
+                entries.add(e);
+            }
+            assertSameAsFiles(dir, filesEnd, entries, durableNow);
+        }
+    }
+
+    /** At {@code end}, which the files went past without the cache: a miss, or a cursor evicted without a wait. */
+    private static void assertNoWaitAtAStaleEnd(TailCache cache, BinlogPosition end) throws Exception {
+        long cursor = cache.find(end);
+        if (cursor >= 0) {
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> cache.get(cursor, Duration.ofSeconds(5)))
+                    .as("a cursor at an end the files went past is evicted, not left waiting")
+                    .isInstanceOf(TailCache.Evicted.class);
+            assertThat(System.nanoTime() - started).isLessThan(TimeUnit.SECONDS.toNanos(4));
+        }
+    }
+
     /** The entries are contiguous from {@code start} to {@code end} and hold the files' bytes. */
     static void assertSameAsFiles(Path dir, BinlogPosition start, List<TailCache.Entry> entries, BinlogPosition end)
             throws Exception {
