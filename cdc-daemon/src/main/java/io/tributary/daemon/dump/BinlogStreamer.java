@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * sender thread does, instead of handing every batch from this thread to the loop and waiting to be woken (on 2
  * cores the subscriber, this thread and the loop were three busy threads, and the hand-offs cost more CPU than the
  * reading). Reads come from the page cache, a batch at a time, and the loop moves on to its other channels every
- * {@value #PUMP_BATCHES} batches; 256 KB slower than 2 ms (a read from the disk) hand the reading back to this
+ * {@value #PUMP_BATCHES} batches; 256 KB whose reads take over 2 ms (from the disk) hand the reading back to this
  * thread for a while, so the loop's other subscribers never wait on the disk. This thread waits meanwhile, and
  * takes over again at the durable end (waits, heartbeats, the cache).
  *
@@ -94,11 +94,20 @@ final class BinlogStreamer implements Runnable {
     /** Batches one pump step sends (2 MB) before the event loop serves its other channels. */
     private static final int PUMP_BATCHES = 64;
     /**
-     * {@value #SLOW_CHECK_BATCHES} pump batches (256 KB) slower than this (read from the disk, not the page cache) hand
-     * the reading back to the thread.
+     * {@value #SLOW_CHECK_BATCHES} pump batches (256 KB) whose file reads took longer than this (read from the disk,
+     * not the page cache) hand the reading back to the thread. The reads' time, not the batches': on 2 cores shared
+     * with 32 busy clients an event loop is often kept off the CPU for milliseconds, and counting that as a slow disk
+     * sent every subscriber to its own thread, whose hand-offs cost a quarter more CPU per GB served
+     * (docs/benchmarks.md, serving, sixth part).
      */
     private static final long PUMP_SLOW_NANOS = 2_000_000;
     private static final int SLOW_CHECK_BATCHES = 8;
+    /**
+     * Slow windows in a row that mean the disk: every read from the disk is slow, while a read from the page cache is
+     * slow only when the thread happened to lose the CPU in it (one read in a hundred with 32 busy clients on 2
+     * cores, each then sending 16 MB through the thread).
+     */
+    private static final int SLOW_WINDOWS = 2;
     /** Batches the thread then sends itself (16 MB) before the event loop tries again. */
     private static final int THREAD_BATCHES_AFTER_SLOW = 512;
     /**
@@ -156,6 +165,8 @@ final class BinlogStreamer implements Runnable {
     private long fromFilesHere;
     /** Batches sent by the pump since the last look for the cache. */
     private int pumpSinceJoinCheck;
+    /** Windows of {@value #SLOW_CHECK_BATCHES} pump batches in a row whose reads were slow (the event loop's). */
+    private int slowWindows;
     /** The batch {@link #frame} adds to while the files are read. */
     private EventPacketGather gather;
     private final List<TailCache.Entry> cached = new ArrayList<>();
@@ -639,7 +650,7 @@ final class BinlogStreamer implements Runnable {
                     return; // writabilityChanged() resumes
                 }
                 if (i % SLOW_CHECK_BATCHES == 0) {
-                    started = System.nanoTime();
+                    started = reader == null ? 0 : reader.readNanos();
                 }
                 if (!sendFromFiles(Duration.ZERO)) {
                     flush();
@@ -647,12 +658,16 @@ final class BinlogStreamer implements Runnable {
                     return;
                 }
                 flush();
-                if (i % SLOW_CHECK_BATCHES == SLOW_CHECK_BATCHES - 1 && System.nanoTime() - started > PUMP_SLOW_NANOS) {
-                    // not from the page cache (or the machine is busy): the loop's other channels must not wait
-                    // on the disk, so this subscriber's thread reads the next batches itself
-                    threadBatchesLeft = THREAD_BATCHES_AFTER_SLOW;
-                    done.complete(null);
-                    return;
+                if (i % SLOW_CHECK_BATCHES == SLOW_CHECK_BATCHES - 1 && reader != null) {
+                    slowWindows = reader.readNanos() - started > PUMP_SLOW_NANOS ? slowWindows + 1 : 0;
+                    if (slowWindows >= SLOW_WINDOWS) {
+                        // not from the page cache: the loop's other channels must not wait on the disk, so this
+                        // subscriber's thread reads the next batches itself
+                        slowWindows = 0;
+                        threadBatchesLeft = THREAD_BATCHES_AFTER_SLOW;
+                        done.complete(null);
+                        return;
+                    }
                 }
                 if (++pumpSinceJoinCheck >= JOIN_CHECK_EVENTS) {
                     pumpSinceJoinCheck = 0;

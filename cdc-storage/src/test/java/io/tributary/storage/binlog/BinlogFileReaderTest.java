@@ -198,6 +198,31 @@ class BinlogFileReaderTest {
     }
 
     /**
+     * The time the bytes path spends reading the files (what tells the dump server a disk read from a page-cache one)
+     * counts the reads only: it grows with them, across files, and not while the caller does something else.
+     */
+    @Test
+    void shouldCountTheTimeSpentReadingTheFilesOnly(@TempDir Path dir) throws Exception {
+        BinlogConfig config = GlobalBinlogWriterTest.config(dir, BinlogFlavor.MARIADB, 4096, SyncPolicy.NONE);
+        Iterator<HeldTransaction> feed = SourceTransactions.feed("shard-0", GlobalBinlogWriterTest.pool(BinlogFlavor.MARIADB));
+        try (GlobalBinlogWriter w = GlobalBinlogWriterTest.open(config)) {
+            appendDurably(w, feed, 200);
+            assertThat(w.index().entries().size()).as("several files").isGreaterThan(3);
+            try (BinlogFileReader r = BinlogFileReader.at(w, new BinlogPosition("binlog.000001", 4))) {
+                assertThat(r.readNanos()).isZero();
+                r.nextEvents((type, b, at, length) -> { }, 16 * 1024, Duration.ofMillis(50));
+                long first = r.readNanos();
+                assertThat(first).as("after the first batch").isPositive();
+                Thread.sleep(300);
+                assertThat(r.readNanos()).as("nothing read while the caller slept").isEqualTo(first);
+                drain(r);
+                assertThat(r.readNanos()).as("the other files' reads added")
+                        .isGreaterThan(first).isLessThan(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(300));
+            }
+        }
+    }
+
+    /**
      * A damaged event in a file is refused with the file, the offset and what is wrong, on the bytes path too: a
      * damaged body by its checksum, a damaged size because the event would run past the durable end (where a
      * subscriber used to wait forever for bytes that would never come).
