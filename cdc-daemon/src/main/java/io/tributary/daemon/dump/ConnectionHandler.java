@@ -376,7 +376,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<MySqlPacket> {
                 ComBinlogDump d = ComBinlogDump.decode(in);
                 String fileName = dumpFileName(d.fileName());
                 String gtidState = session.userVariable("slave_connect_state");
-                boolean mariaGtid = context.config().flavor().isMariaDb() && gtidState != null && fileName.isEmpty();
+                // as MariaDB's server: with @slave_connect_state set, the dump starts at that GTID state and the file
+                // and position are ignored. A MariaDB replica in GTID mode sends, when it reconnects, the file and
+                // position it had read to, which may be inside a transaction: it expects that transaction again from
+                // its GTID event (and skips the events it already queued), and stops with "could not queue event"
+                // when the stream starts in its middle
+                boolean mariaGtid = context.config().flavor().isMariaDb() && gtidState != null;
                 BinlogPosition start = mariaGtid ? null : new BinlogPosition(fileName.isEmpty()
                         ? firstFile() : fileName, Math.max(4, d.position()));
                 dump(ctx, new DumpRequest(start, mariaGtid ? gtidState : null,

@@ -809,8 +809,13 @@ class DumpServerIT {
 
     /** A COM_BINLOG_DUMP from position 4 with {@code flags} and the file name bytes as given. */
     private static byte[] dumpCommand(int flags, String fileName) {
+        return dumpCommand(flags, fileName, 4);
+    }
+
+    private static byte[] dumpCommand(int flags, String fileName, int position) {
         java.io.ByteArrayOutputStream d = new java.io.ByteArrayOutputStream();
-        d.writeBytes(new byte[] {0x12, 4, 0, 0, 0, (byte) flags, 0, 99, 0, 0, 0});
+        d.writeBytes(new byte[] {0x12, (byte) position, (byte) (position >> 8), (byte) (position >> 16),
+                (byte) (position >>> 24), (byte) flags, 0, 99, 0, 0, 0});
         d.writeBytes(fileName.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         return d.toByteArray();
     }
@@ -881,6 +886,32 @@ class DumpServerIT {
             writePacket(s.getOutputStream(), 0, set);
             assertThat(readPacket(s.getInputStream())[0]).as("OK to the SET").isEqualTo((byte) 0);
             writePacket(s.getOutputStream(), 0, dumpCommand(0x01, "\0"));
+            List<Long> seqs = new ArrayList<>();
+            for (byte[] e : dumpedEvents(s.getInputStream())) {
+                if ((e[4] & 0xff) == 162) {
+                    seqs.add(java.nio.ByteBuffer.wrap(e, 19, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
+                }
+            }
+            assertThat(seqs).isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
+        }
+    }
+
+    /**
+     * A MariaDB replica in GTID mode reconnecting sends the file and position it had read to as well as
+     * {@code @slave_connect_state}; the position may be inside a transaction (the connection was cut there). MariaDB's
+     * server starts at the GTID state and ignores the position, and the replica expects the cut transaction again
+     * from its GTID event: so does the dump server (it used to start at the position, and the replica stopped with
+     * "Relay log write failure: could not queue event from master").
+     */
+    @Test
+    void aMariaDbGtidStateWinsOverTheFileAndPositionOfAReconnectingReplica() throws Exception {
+        start(BinlogFlavor.MARIADB, 4096, "0", 40);
+        try (java.net.Socket s = loggedInSocket(0)) {
+            byte[] set = ("\u0003SET @slave_connect_state = '0-7-25'").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            writePacket(s.getOutputStream(), 0, set);
+            assertThat(readPacket(s.getInputStream())[0]).as("OK to the SET").isEqualTo((byte) 0);
+            // a position inside the first file's transactions, not at an event boundary
+            writePacket(s.getOutputStream(), 0, dumpCommand(0x01, "binlog.000001", 1000));
             List<Long> seqs = new ArrayList<>();
             for (byte[] e : dumpedEvents(s.getInputStream())) {
                 if ((e[4] & 0xff) == 162) {
