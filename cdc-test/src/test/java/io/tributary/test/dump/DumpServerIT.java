@@ -881,19 +881,8 @@ class DumpServerIT {
     @Test
     void aNulFileNameStartsAtTheMariaDbGtidPosition() throws Exception {
         start(BinlogFlavor.MARIADB, 4096, "0", 40);
-        try (java.net.Socket s = loggedInSocket(0)) {
-            byte[] set = ("\u0003SET @slave_connect_state = '0-7-25'").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            writePacket(s.getOutputStream(), 0, set);
-            assertThat(readPacket(s.getInputStream())[0]).as("OK to the SET").isEqualTo((byte) 0);
-            writePacket(s.getOutputStream(), 0, dumpCommand(0x01, "\0"));
-            List<Long> seqs = new ArrayList<>();
-            for (byte[] e : dumpedEvents(s.getInputStream())) {
-                if ((e[4] & 0xff) == 162) {
-                    seqs.add(java.nio.ByteBuffer.wrap(e, 19, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
-                }
-            }
-            assertThat(seqs).isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
-        }
+        assertThat(gtidSequencesDumped("0-7-25", dumpCommand(0x01, "\0")))
+                .isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
     }
 
     /**
@@ -906,19 +895,29 @@ class DumpServerIT {
     @Test
     void aMariaDbGtidStateWinsOverTheFileAndPositionOfAReconnectingReplica() throws Exception {
         start(BinlogFlavor.MARIADB, 4096, "0", 40);
+        // a position inside the first file's transactions, not at an event boundary
+        assertThat(gtidSequencesDumped("0-7-25", dumpCommand(0x01, "binlog.000001", 1000)))
+                .isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
+    }
+
+    /**
+     * The MariaDB GTID sequence numbers of a non-blocking dump sent as {@code dump} after
+     * {@code SET @slave_connect_state = state}, in the order they came.
+     */
+    private List<Long> gtidSequencesDumped(String state, byte[] dump) throws Exception {
         try (java.net.Socket s = loggedInSocket(0)) {
-            byte[] set = ("\u0003SET @slave_connect_state = '0-7-25'").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] set = ("\u0003SET @slave_connect_state = '" + state + "'")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             writePacket(s.getOutputStream(), 0, set);
             assertThat(readPacket(s.getInputStream())[0]).as("OK to the SET").isEqualTo((byte) 0);
-            // a position inside the first file's transactions, not at an event boundary
-            writePacket(s.getOutputStream(), 0, dumpCommand(0x01, "binlog.000001", 1000));
+            writePacket(s.getOutputStream(), 0, dump);
             List<Long> seqs = new ArrayList<>();
             for (byte[] e : dumpedEvents(s.getInputStream())) {
                 if ((e[4] & 0xff) == 162) {
                     seqs.add(java.nio.ByteBuffer.wrap(e, 19, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
                 }
             }
-            assertThat(seqs).isEqualTo(java.util.stream.LongStream.rangeClosed(26, 40).boxed().toList());
+            return seqs;
         }
     }
 
