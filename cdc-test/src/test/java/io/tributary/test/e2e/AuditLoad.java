@@ -87,10 +87,21 @@ final class AuditLoad implements AutoCloseable {
         thread.start();
     }
 
-    synchronized void stop() throws InterruptedException {
-        running = false;
-        if (thread != null) {
-            thread.join(30_000);
+    /**
+     * Stops the load after its current transaction and waits for it. Not synchronized: the load's thread takes this
+     * object's monitor to count what it committed, and a stop holding it while joining waited out its whole timeout.
+     */
+    void stop() throws InterruptedException {
+        Thread t;
+        synchronized (this) {
+            running = false;
+            t = thread;
+        }
+        if (t != null) {
+            t.join(30_000);
+            if (t.isAlive()) {
+                failure.compareAndSet(null, new IllegalStateException("the audit load did not stop within 30 s"));
+            }
         }
     }
 
