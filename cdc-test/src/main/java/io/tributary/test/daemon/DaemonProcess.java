@@ -46,6 +46,8 @@ public final class DaemonProcess implements AutoCloseable {
 
     private final Path dir;
     private final List<String> jvmOptions;
+    private final String classesFirst;
+    private final Path javaHome;
     private final Map<String, String> properties;
     private final int dumpPort;
     private final int managementPort;
@@ -58,6 +60,8 @@ public final class DaemonProcess implements AutoCloseable {
     private DaemonProcess(Builder b) {
         this.dir = b.dir;
         this.jvmOptions = List.copyOf(b.jvmOptions);
+        this.classesFirst = b.classesFirst;
+        this.javaHome = b.javaHome;
         this.dumpPort = FreePorts.next();
         this.managementPort = FreePorts.next();
         this.startTimeout = b.startTimeout;
@@ -103,6 +107,8 @@ public final class DaemonProcess implements AutoCloseable {
         private final Map<String, String> properties = new LinkedHashMap<>();
         private Duration startTimeout = Duration.ofSeconds(120);
         private int readerIdBlock;
+        private String classesFirst;
+        private Path javaHome = Path.of(System.getProperty("java.home"));
 
         private Builder(List<ShardInfo> shards, Path dir) {
             this.shards = List.copyOf(shards);
@@ -132,6 +138,21 @@ public final class DaemonProcess implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Class path entries (separated by ':') put before this JVM's own, so that their classes win: another
+         * build's {@code target/classes} directories, to run it beside this one (benchmarks).
+         */
+        public Builder classesFirst(String paths) {
+            this.classesFirst = paths;
+            return this;
+        }
+
+        /** The Java runtime to run the daemon on (default: this JVM's), e.g. a newer one beside it (benchmarks). */
+        public Builder javaHome(Path home) {
+            this.javaHome = home;
+            return this;
+        }
+
         public Builder startTimeout(Duration timeout) {
             this.startTimeout = timeout;
             return this;
@@ -156,10 +177,11 @@ public final class DaemonProcess implements AutoCloseable {
         starts++;
         log = dir.resolve("daemon-" + starts + ".log");
         List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add(javaHome.resolve("bin").resolve("java").toString());
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classesFirst == null ? System.getProperty("java.class.path")
+                : classesFirst + java.io.File.pathSeparator + System.getProperty("java.class.path"));
         cmd.add("io.tributary.daemon.TributaryApplication");
         properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
         process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

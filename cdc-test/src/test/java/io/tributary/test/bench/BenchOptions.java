@@ -1,5 +1,6 @@
 package io.tributary.test.bench;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -16,7 +17,9 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         long persistHeapMb, List<Integer> blobClients, int blobRows, List<Integer> fanout, int fanoutClients,
         List<Integer> pipelineShards, int pipelineShardMb, int durationSeconds, long diskTestMb,
         List<Integer> catchupShards, List<String> catchupKinds, int catchupOutageSeconds, int catchupHistoryMb,
-        int catchupClients, Path catchupJfr, Map<String, String> catchupDaemon, List<String> catchupJvm) {
+        int catchupClients, Path catchupJfr, Map<String, String> catchupDaemon, List<String> catchupJvm,
+        int catchupRounds, List<String> catchupPeerJvm, String catchupPeerClasses, Map<String, String> catchupPeerDaemon,
+        Path catchupPeerJava) {
 
     public static BenchOptions parse(String... args) {
         boolean quick = Stream.of(args).anyMatch("--quick"::equals);
@@ -56,6 +59,11 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         Path catchupJfr = null;
         Map<String, String> catchupDaemon = new LinkedHashMap<>();
         List<String> catchupJvm = List.of();
+        int catchupRounds = 1;
+        List<String> catchupPeerJvm = null;
+        String catchupPeerClasses = null;
+        Map<String, String> catchupPeerDaemon = new LinkedHashMap<>();
+        Path catchupPeerJava = null;
         for (String a : args) {
             String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
             String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -137,24 +145,31 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 case "--catchup-history-mb" -> catchupHistoryMb = Integer.parseInt(v);
                 case "--catchup-clients" -> catchupClients = Integer.parseInt(v);
                 case "--catchup-jfr" -> catchupJfr = Path.of(v);
-                case "--catchup-daemon" -> {
-                    for (String kv : v.split(";")) {
-                        int eq = kv.indexOf('=');
-                        if (eq < 1) {
-                            throw new IllegalArgumentException("Invalid value " + kv + " for --catchup-daemon:"
-                                    + " key=value pairs separated by ';'");
-                        }
-                        catchupDaemon.put(kv.substring(0, eq), kv.substring(eq + 1));
+                case "--catchup-daemon" -> catchupDaemon.putAll(properties(k, v));
+                case "--catchup-peer-daemon" -> catchupPeerDaemon.putAll(properties(k, v));
+                case "--catchup-peer-java" -> {
+                    catchupPeerJava = Path.of(v);
+                    if (!Files.isExecutable(catchupPeerJava.resolve("bin").resolve("java"))) {
+                        throw new IllegalArgumentException("Invalid value " + v + " for --catchup-peer-java: no"
+                                + " bin/java under it (give a Java home, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)");
                     }
                 }
-                case "--catchup-jvm" -> {
-                    catchupJvm = List.of(v.split(";"));
-                    for (String opt : catchupJvm) {
-                        if (!opt.startsWith("-")) {
-                            throw new IllegalArgumentException("Invalid value " + opt + " for --catchup-jvm:"
-                                    + " JVM options (each starting with '-') separated by ';'");
+                case "--catchup-jvm" -> catchupJvm = jvmOptions(k, v);
+                case "--catchup-rounds" -> {
+                    catchupRounds = Integer.parseInt(v);
+                    if (catchupRounds < 1) {
+                        throw new IllegalArgumentException("Invalid value " + v + " for --catchup-rounds: at least 1");
+                    }
+                }
+                case "--catchup-peer-jvm" -> catchupPeerJvm = v.isEmpty() ? List.of() : jvmOptions(k, v);
+                case "--catchup-peer-classes" -> {
+                    for (String dir : v.split(":")) {
+                        if (!Files.isDirectory(Path.of(dir)) && !Files.isRegularFile(Path.of(dir))) {
+                            throw new IllegalArgumentException("Invalid value " + v + " for --catchup-peer-classes: "
+                                    + dir + " is neither a directory nor a file");
                         }
                     }
+                    catchupPeerClasses = v;
                 }
                 default -> throw new IllegalArgumentException("Unknown option " + a + ": allowed are --quick, --out=DIR,"
                         + " --work=DIR, --scenarios=LIST, --import-tables=LIST, --tpcc-warehouses=LIST, --tpcc-scale=F,"
@@ -165,7 +180,9 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                         + " --pipeline-shards=LIST, --pipeline-shard-mb=N, --duration=SECONDS, --disk-test-mb=N,"
                         + " --catchup-shards=LIST, --catchup-kinds=outage,history, --catchup-outage=SECONDS,"
                         + " --catchup-history-mb=N, --catchup-clients=N, --catchup-jfr=DIR,"
-                        + " --catchup-daemon=KEY=VALUE;..., --catchup-jvm=OPTION;...");
+                        + " --catchup-daemon=KEY=VALUE;..., --catchup-jvm=OPTION;..., --catchup-rounds=N,"
+                        + " --catchup-peer-jvm=OPTION;..., --catchup-peer-classes=PATH:..., --catchup-peer-daemon=KEY=VALUE;...,"
+                        + " --catchup-peer-java=JAVA_HOME");
             }
         }
         if (xaShare < 0 || xaShare > 1) {
@@ -178,7 +195,38 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 oltpRows, largeMb, largeModes, largeKinds, largeContent, offHeapCapMb, offHeapMb, persistHeapMb, blobClients, blobRows, fanout,
                 fanoutClients, pipelineShards, pipelineShardMb,
                 duration, diskTestMb, catchupShards, catchupKinds, catchupOutageSeconds, catchupHistoryMb,
-                catchupClients, catchupJfr, Map.copyOf(catchupDaemon), catchupJvm);
+                catchupClients, catchupJfr, Map.copyOf(catchupDaemon), catchupJvm, catchupRounds, catchupPeerJvm,
+                catchupPeerClasses, Map.copyOf(catchupPeerDaemon), catchupPeerJava);
+    }
+
+    private static Map<String, String> properties(String key, String v) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String kv : v.split(";")) {
+            int eq = kv.indexOf('=');
+            if (eq < 1) {
+                throw new IllegalArgumentException("Invalid value " + kv + " for " + key + ": key=value pairs separated"
+                        + " by ';'");
+            }
+            m.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        return m;
+    }
+
+    /** Whether the catch-up runs a peer daemon beside the base one (other JVM options or other classes). */
+    boolean catchupPeer() {
+        return catchupPeerJvm != null || catchupPeerClasses != null || !catchupPeerDaemon.isEmpty()
+                || catchupPeerJava != null;
+    }
+
+    private static List<String> jvmOptions(String key, String v) {
+        List<String> options = List.of(v.split(";"));
+        for (String opt : options) {
+            if (!opt.startsWith("-")) {
+                throw new IllegalArgumentException("Invalid value " + opt + " for " + key
+                        + ": JVM options (each starting with '-') separated by ';'");
+            }
+        }
+        return options;
     }
 
     private static List<Integer> ints(String key, String v) {
@@ -213,6 +261,11 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 + " x " + pipelineShardMb + " MB; catch-up " + catchupKinds + " over " + catchupShards
                 + " shards (outage " + catchupOutageSeconds + " s, history " + catchupHistoryMb + " MB, "
                 + catchupClients + " OLTP clients" + (catchupDaemon.isEmpty() ? "" : ", daemon " + catchupDaemon)
+                + (catchupRounds == 1 ? "" : ", " + catchupRounds + " rounds")
+                + (catchupPeer() ? ", peer daemon" + (catchupPeerJvm == null ? "" : " with JVM options " + catchupPeerJvm)
+                        + (catchupPeerClasses == null ? "" : " with classes from " + catchupPeerClasses)
+                        + (catchupPeerDaemon.isEmpty() ? "" : " with " + catchupPeerDaemon)
+                        + (catchupPeerJava == null ? "" : " on the Java runtime in " + catchupPeerJava) : "")
                 + ")";
     }
 }

@@ -61,8 +61,13 @@ import java.util.stream.Stream;
  *     outage of {@code --catchup-outage=60} s under {@code --catchup-clients=8} OLTP clients, and at a first start
  *     ({@code start: earliest}) over a history of {@code --catchup-history-mb=1024}; {@code --catchup-kinds=outage,history}
  *     picks them, {@code --catchup-jfr=DIR} records the daemon with JFR, {@code --catchup-daemon=KEY=VALUE;...}
- *     sets daemon configuration keys for these runs; beside each, the raw read of the same
- *     binlogs with {@code mariadb-binlog}, and a plot of the global binlog position over time.</li>
+ *     sets daemon configuration keys for these runs, {@code --catchup-jvm=OPTION;...} its JVM options; beside each,
+ *     the raw read of the same binlogs with {@code mariadb-binlog}, and a plot of the global binlog position over
+ *     time. The history loads once and serves {@code --catchup-rounds=N} daemons; {@code --catchup-peer-jvm=OPTION;...},
+ *     {@code --catchup-peer-daemon=KEY=VALUE;...}, {@code --catchup-peer-java=JAVA_HOME} (another Java runtime) and
+ *     {@code --catchup-peer-classes=DIR:...} (another build's {@code target/classes}, put first on the class path)
+ *     add a peer daemon to each round, the two alternating who goes first, and the medians of both and their
+ *     ratio are printed.</li>
  * </ul>
  * Every window lasts {@code --duration=30} seconds. {@code --quick} picks small sizes and short windows for a
  * smoke run (~7 minutes on 2 shared cores). Progress (step n/m, elapsed, current EPS) is printed every 5 s.
@@ -756,14 +761,19 @@ public final class BenchRunner {
             for (int shards : o.catchupShards()) {
                 String label = shards + (shards == 1 ? " shard" : " shards");
                 begin("catchup, " + kind + ", " + label);
+                List<BenchRow> more = new ArrayList<>();
                 BenchRow r = point("catchup", label, shards, kind, () -> {
-                    CatchUpScenario.Result result = kind.equals("outage") ? scenario.outage(shards)
+                    List<CatchUpScenario.Result> results = kind.equals("outage") ? List.of(scenario.outage(shards))
                             : scenario.history(shards);
-                    traces.add(result.trace());
-                    summaries.add(result.summary());
-                    return result.row();
+                    for (CatchUpScenario.Result result : results) {
+                        traces.add(result.trace());
+                        summaries.add(result.summary());
+                        more.add(result.row());
+                    }
+                    return more.remove(0); // a run's further rounds and its peer's runs follow it
                 });
                 add(r);
+                more.forEach(this::add);
                 findings.put("catchup", String.join(". ", summaries) + (summaries.isEmpty() ? "" : "."));
             }
         }

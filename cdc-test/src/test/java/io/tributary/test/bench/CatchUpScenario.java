@@ -48,8 +48,15 @@ final class CatchUpScenario {
     record Trace(String label, List<double[]> points) {
     }
 
-    /** What a run measured. */
-    record Result(BenchRow row, Trace trace, String summary) {
+    /**
+     * What a run measured.
+     *
+     * @param rate    catch-up MB/s of shard binlog
+     * @param warm    the same over the second half of the catch-up
+     * @param rawRate the raw read's MB/s, same run
+     * @param cpu     the daemon's CPU seconds while catching up
+     */
+    record Result(BenchRow row, Trace trace, String summary, double rate, double warm, double rawRate, double cpu) {
     }
 
     private final BenchOptions o;
@@ -70,7 +77,7 @@ final class CatchUpScenario {
         List<ShardInfo> infos = all.subList(0, shards);
         String label = shards + (shards == 1 ? " shard" : " shards") + ", outage " + o.catchupOutageSeconds() + " s";
         OltpLoad load = new OltpLoad(infos, o.oltpRows(), o.xaShare());
-        DaemonProcess d = daemon("outage-" + shards, infos, "current");
+        DaemonProcess d = daemon("outage-" + shards, infos, "current", false);
         try {
             // the tables are made while the daemon runs: it has a checkpoint to resume from after the outage
             status.accept("catchup, " + label + ": preparing the tables");
@@ -101,7 +108,8 @@ final class CatchUpScenario {
                     + " (%,d XA), %,d transactions; the same daemon restarted", o.catchupClients(),
                     o.catchupOutageSeconds(), shards > 1 ? o.xaShare() * 100 : 0, c.xaTransactions.get(),
                     c.transactions.get());
-            return measure("outage", label, shards, d, infos, startFiles, backlog, c.transactions.get(), launched, note);
+            return measure("outage", label, shards, d, infos, startFiles, backlog, c.transactions.get(), launched, note,
+                    false);
         } finally {
             d.close();
             BenchRunner.deleteTree(d.directory());
@@ -109,7 +117,7 @@ final class CatchUpScenario {
     }
 
     /** The first start over a history: the shards' binlogs purged, loaded to the history size, a new daemon. */
-    Result history(int shards) throws Exception {
+    List<Result> history(int shards) throws Exception {
         List<ShardInfo> infos = all.subList(0, shards);
         long target = (long) o.catchupHistoryMb() << 20;
         String label = shards + (shards == 1 ? " shard" : " shards") + ", history " + o.catchupHistoryMb() + " MB";
@@ -139,20 +147,67 @@ final class CatchUpScenario {
         long backlog = binlogBytes(infos, startFiles);
         out.printf(Locale.ROOT, "  history of %.1f MB loaded in %.0f s (%,d OLTP transactions)%n", backlog / MB,
                 (System.nanoTime() - loadStart) / 1e9, c.transactions.get());
-        long launched = System.nanoTime();
-        DaemonProcess d = daemon("history-" + shards, infos, "earliest");
-        try {
-            String note = String.format(Locale.ROOT, "first start, start: earliest; history: the tables' DDL and %,d-row"
-                    + " fill, then %d OLTP clients, XA share %.0f%% (%,d XA), %,d transactions", o.oltpRows(),
-                    o.catchupClients(), shards > 1 ? o.xaShare() * 100 : 0, c.xaTransactions.get(), c.transactions.get());
-            return measure("history", label, shards, d, infos, startFiles, backlog, -1, launched, note);
-        } finally {
-            d.close();
-            BenchRunner.deleteTree(d.directory());
+        String note = String.format(Locale.ROOT, "first start, start: earliest; history: the tables' DDL and %,d-row"
+                + " fill, then %d OLTP clients, XA share %.0f%% (%,d XA), %,d transactions", o.oltpRows(),
+                o.catchupClients(), shards > 1 ? o.xaShare() * 100 : 0, c.xaTransactions.get(), c.transactions.get());
+        List<Result> results = new ArrayList<>();
+        List<Result> base = new ArrayList<>();
+        List<Result> peer = new ArrayList<>();
+        for (int round = 1; round <= o.catchupRounds(); round++) {
+            // with a peer, who goes first alternates, so that neither always meets the page cache the other left
+            List<Boolean> order = !o.catchupPeer() ? List.of(false)
+                    : round % 2 == 1 ? List.of(false, true) : List.of(true, false);
+            for (boolean isPeer : order) {
+                String name = "history-" + shards + (isPeer ? "-peer" : "") + (o.catchupRounds() > 1 ? "-r" + round : "");
+                String runLabel = label + (isPeer ? ", peer" : "") + (o.catchupRounds() > 1 ? ", round " + round : "");
+                long launched = System.nanoTime();
+                DaemonProcess d = daemon(name, infos, "earliest", isPeer);
+                try {
+                    Result r = measure("history", runLabel, shards, d, infos, startFiles, backlog, -1, launched,
+                            note + (isPeer ? "; peer daemon" : ""), isPeer);
+                    results.add(r);
+                    (isPeer ? peer : base).add(r);
+                } finally {
+                    d.close();
+                    BenchRunner.deleteTree(d.directory());
+                }
+            }
         }
+        if (results.size() > 1) {
+            out.println("  " + compare(label, base, peer));
+        }
+        return results;
     }
 
-    private DaemonProcess daemon(String name, List<ShardInfo> infos, String start) throws Exception {
+    /** Medians of the rounds, and the peer's against the base's where there is a peer. */
+    static String compare(String label, List<Result> base, List<Result> peer) {
+        StringBuilder b = new StringBuilder(label).append(": medians of ").append(base.size()).append(" round(s): ")
+                .append(medians(base));
+        if (!peer.isEmpty()) {
+            b.append("; peer ").append(medians(peer)).append(String.format(Locale.ROOT, "; peer / base: rate %.2f,"
+                    + " second half %.2f, daemon CPU %.2f", median(peer, Result::rate) / median(base, Result::rate),
+                    median(peer, Result::warm) / median(base, Result::warm),
+                    median(peer, Result::cpu) / median(base, Result::cpu)));
+        }
+        return b.toString();
+    }
+
+    private static String medians(List<Result> rs) {
+        return String.format(Locale.ROOT, "rate %.1f MB/s (%.0f%% of the raw read), second half %.1f MB/s, daemon CPU"
+                + " %.1f s", median(rs, Result::rate), 100 * median(rs, r -> r.rate() / r.rawRate()),
+                median(rs, Result::warm), median(rs, Result::cpu));
+    }
+
+    static double median(List<Result> rs, java.util.function.ToDoubleFunction<Result> f) {
+        double[] v = rs.stream().mapToDouble(f).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** @param peer whether this is the peer daemon ({@code --catchup-peer-jvm}, {@code --catchup-peer-classes}) */
+    private DaemonProcess daemon(String name, List<ShardInfo> infos, String start, boolean peer) throws Exception {
         daemons++;
         Path dir = o.work().toAbsolutePath().resolve("catchup-" + daemons + "-" + name);
         DaemonProcess.Builder b = DaemonProcess.builder(infos, dir).flavor("mariadb").heap("1g")
@@ -161,7 +216,16 @@ final class CatchUpScenario {
             b.property("cdc.shards[" + s.index() + "].start", start);
         }
         o.catchupDaemon().forEach(b::property);
-        o.catchupJvm().forEach(b::jvmOption);
+        if (peer) {
+            o.catchupPeerDaemon().forEach(b::property);
+        }
+        jvmOptions(peer).forEach(b::jvmOption);
+        if (peer && o.catchupPeerClasses() != null) {
+            b.classesFirst(o.catchupPeerClasses());
+        }
+        if (peer && o.catchupPeerJava() != null) {
+            b.javaHome(o.catchupPeerJava());
+        }
         if (o.catchupJfr() != null) {
             Files.createDirectories(o.catchupJfr().toAbsolutePath());
             b.jvmOption("-XX:StartFlightRecording=filename=" + o.catchupJfr().toAbsolutePath().resolve(name + ".jfr")
@@ -171,6 +235,10 @@ final class CatchUpScenario {
         return b.start();
     }
 
+    private List<String> jvmOptions(boolean peer) {
+        return peer && o.catchupPeerJvm() != null ? o.catchupPeerJvm() : o.catchupJvm();
+    }
+
     /**
      * From the daemon's start until the backlog is written: samples every 250 ms, then the raw read of the same
      * files.
@@ -178,7 +246,8 @@ final class CatchUpScenario {
      * @param expected global transactions the backlog holds, or -1 when not known (then: the delay under a second)
      */
     private Result measure(String kind, String label, int shards, DaemonProcess d, List<ShardInfo> infos,
-            List<String> startFiles, long backlog, long expected, long launched, String note) throws Exception {
+            List<String> startFiles, long backlog, long expected, long launched, String note, boolean peer)
+            throws Exception {
         long started = System.nanoTime();
         List<double[]> points = new ArrayList<>();
         double first = Double.NaN;
@@ -257,9 +326,9 @@ final class CatchUpScenario {
                         + " MB/s of shard binlog (%.1f MB in %.1f s) vs raw read %.1f MB/s = %.0f%%; second half %.1f"
                         + " MB/s = %.0f%%; buffer peak %.1f MB, spilled %.1f MB; %s", first, rate, backlog / MB, seconds,
                         rawRate, 100 * rate / rawRate, warm, 100 * warm / rawRate,
-                        peak / MB, spilled / MB, o.catchupJvm().isEmpty() ? note
-                                : note + "; daemon JVM options " + String.join(" ", o.catchupJvm())));
-        return new Result(row, new Trace(label, points), summary);
+                        peak / MB, spilled / MB, jvmOptions(peer).isEmpty() ? note
+                                : note + "; daemon JVM options " + String.join(" ", jvmOptions(peer))));
+        return new Result(row, new Trace(label, points), summary, rate, warm, rawRate, cpu);
     }
 
     /**

@@ -23,4 +23,48 @@ class CatchUpScenarioTest {
         List<double[]> points = List.of(new double[] {0, 0}, new double[] {1, 10});
         assertThat(CatchUpScenario.secondHalfRate(points, 0, 8, 1.0)).isNaN();
     }
+
+    @Test
+    void shouldCompareThePeerByTheMediansOfItsRounds() {
+        List<CatchUpScenario.Result> base = List.of(result(100, 120, 500, 20), result(90, 110, 500, 22),
+                result(300, 130, 500, 21));
+        List<CatchUpScenario.Result> peer = List.of(result(120, 150, 500, 18), result(110, 140, 500, 19),
+                result(10, 145, 500, 17));
+        assertThat(CatchUpScenario.median(base, CatchUpScenario.Result::rate)).isEqualTo(100);
+        assertThat(CatchUpScenario.compare("4 shards", base, peer))
+                .contains("medians of 3 round(s): rate 100.0 MB/s (20% of the raw read), second half 120.0 MB/s,"
+                        + " daemon CPU 21.0 s")
+                .contains("peer rate 110.0 MB/s (22% of the raw read), second half 145.0 MB/s, daemon CPU 18.0 s")
+                .contains("peer / base: rate 1.10, second half 1.21, daemon CPU 0.86");
+        assertThat(CatchUpScenario.compare("4 shards", base, List.of())).doesNotContain("peer");
+    }
+
+    @Test
+    void shouldTakeThePeerAndTheRoundsFromTheCommandLine() {
+        BenchOptions o = BenchOptions.parse("--catchup-rounds=3", "--catchup-peer-jvm=-XX:+UseParallelGC;-Xss1m");
+        assertThat(o.catchupRounds()).isEqualTo(3);
+        assertThat(o.catchupPeer()).isTrue();
+        assertThat(o.catchupPeerJvm()).containsExactly("-XX:+UseParallelGC", "-Xss1m");
+        assertThat(BenchOptions.parse().catchupPeer()).isFalse();
+        BenchOptions d = BenchOptions.parse("--catchup-daemon=binlog.sync=commit",
+                "--catchup-peer-daemon=binlog.sync=interval;binlog.sync.interval=10ms");
+        assertThat(d.catchupPeer()).isTrue();
+        assertThat(d.catchupPeerDaemon()).containsEntry("binlog.sync", "interval")
+                .containsEntry("binlog.sync.interval", "10ms");
+        assertThat(d.catchupDaemon()).containsEntry("binlog.sync", "commit");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-peer-daemon=nokey"))
+                .hasMessageContaining("Invalid value nokey for --catchup-peer-daemon");
+        BenchOptions j = BenchOptions.parse("--catchup-peer-java=" + System.getProperty("java.home"));
+        assertThat(j.catchupPeer()).isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-peer-java=/tmp"))
+                .hasMessageContaining("no bin/java under it");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-rounds=0"))
+                .hasMessageContaining("--catchup-rounds");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-peer-classes=/no/such"))
+                .hasMessageContaining("/no/such is neither a directory nor a file");
+    }
+
+    private static CatchUpScenario.Result result(double rate, double warm, double raw, double cpu) {
+        return new CatchUpScenario.Result(null, null, "", rate, warm, raw, cpu);
+    }
 }
