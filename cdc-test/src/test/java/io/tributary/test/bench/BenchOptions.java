@@ -218,6 +218,14 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 || catchupPeerJava != null;
     }
 
+    /** What makes the peer daemon differ, for the report. */
+    String peerDescription() {
+        return "peer daemon" + (catchupPeerJvm == null ? "" : " with JVM options " + String.join(" ", catchupPeerJvm))
+                + (catchupPeerClasses == null ? "" : " with classes from " + catchupPeerClasses)
+                + (catchupPeerDaemon.isEmpty() ? "" : " with " + catchupPeerDaemon)
+                + (catchupPeerJava == null ? "" : " on the Java runtime in " + catchupPeerJava);
+    }
+
     private static List<String> jvmOptions(String key, String v) {
         List<String> options = List.of(v.split(";"));
         for (String opt : options) {
@@ -262,10 +270,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 + " shards (outage " + catchupOutageSeconds + " s, history " + catchupHistoryMb + " MB, "
                 + catchupClients + " OLTP clients" + (catchupDaemon.isEmpty() ? "" : ", daemon " + catchupDaemon)
                 + (catchupRounds == 1 ? "" : ", " + catchupRounds + " rounds")
-                + (catchupPeer() ? ", peer daemon" + (catchupPeerJvm == null ? "" : " with JVM options " + catchupPeerJvm)
-                        + (catchupPeerClasses == null ? "" : " with classes from " + catchupPeerClasses)
-                        + (catchupPeerDaemon.isEmpty() ? "" : " with " + catchupPeerDaemon)
-                        + (catchupPeerJava == null ? "" : " on the Java runtime in " + catchupPeerJava) : "")
+                + (catchupPeer() ? ", " + peerDescription() : "")
                 + ")";
     }
 }

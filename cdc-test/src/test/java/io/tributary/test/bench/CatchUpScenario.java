@@ -164,7 +164,7 @@ final class CatchUpScenario {
                 DaemonProcess d = daemon(name, infos, "earliest", isPeer);
                 try {
                     Result r = measure("history", runLabel, shards, d, infos, startFiles, backlog, -1, launched,
-                            note + (isPeer ? "; peer daemon" : ""), isPeer);
+                            note + (isPeer ? "; " + o.peerDescription() : ""), isPeer);
                     results.add(r);
                     (isPeer ? peer : base).add(r);
                 } finally {

@@ -56,6 +56,7 @@ class CatchUpScenarioTest {
                 .hasMessageContaining("Invalid value nokey for --catchup-peer-daemon");
         BenchOptions j = BenchOptions.parse("--catchup-peer-java=" + System.getProperty("java.home"));
         assertThat(j.catchupPeer()).isTrue();
+        assertThat(j.peerDescription()).isEqualTo("peer daemon on the Java runtime in " + System.getProperty("java.home"));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-peer-java=/tmp"))
                 .hasMessageContaining("no bin/java under it");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-rounds=0"))
