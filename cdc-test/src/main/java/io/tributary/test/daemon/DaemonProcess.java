@@ -48,6 +48,7 @@ public final class DaemonProcess implements AutoCloseable {
     private final List<String> jvmOptions;
     private final String classesFirst;
     private final Path javaHome;
+    private final Path execJar;
     private final Map<String, String> properties;
     private final int dumpPort;
     private final int managementPort;
@@ -62,6 +63,7 @@ public final class DaemonProcess implements AutoCloseable {
         this.jvmOptions = List.copyOf(b.jvmOptions);
         this.classesFirst = b.classesFirst;
         this.javaHome = b.javaHome;
+        this.execJar = b.execJar;
         this.dumpPort = FreePorts.next();
         this.managementPort = FreePorts.next();
         this.startTimeout = b.startTimeout;
@@ -109,6 +111,7 @@ public final class DaemonProcess implements AutoCloseable {
         private int readerIdBlock;
         private String classesFirst;
         private Path javaHome = Path.of(System.getProperty("java.home"));
+        private Path execJar;
 
         private Builder(List<ShardInfo> shards, Path dir) {
             this.shards = List.copyOf(shards);
@@ -153,6 +156,12 @@ public final class DaemonProcess implements AutoCloseable {
             return this;
         }
 
+        /** Runs the runnable jar ({@code java -jar}, as the container image does) instead of this JVM's class path. */
+        public Builder execJar(Path jar) {
+            this.execJar = jar;
+            return this;
+        }
+
         public Builder startTimeout(Duration timeout) {
             this.startTimeout = timeout;
             return this;
@@ -179,10 +188,15 @@ public final class DaemonProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaHome.resolve("bin").resolve("java").toString());
         cmd.addAll(jvmOptions);
-        cmd.add("-cp");
-        cmd.add(classesFirst == null ? System.getProperty("java.class.path")
-                : classesFirst + java.io.File.pathSeparator + System.getProperty("java.class.path"));
-        cmd.add("io.tributary.daemon.TributaryApplication");
+        if (execJar != null) {
+            cmd.add("-jar");
+            cmd.add(execJar.toString());
+        } else {
+            cmd.add("-cp");
+            cmd.add(classesFirst == null ? System.getProperty("java.class.path")
+                    : classesFirst + java.io.File.pathSeparator + System.getProperty("java.class.path"));
+            cmd.add("io.tributary.daemon.TributaryApplication");
+        }
         properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
         process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + startTimeout.toNanos();
