@@ -206,7 +206,7 @@ final class CatchUpScenario {
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
-    /** @param peer whether this is the peer daemon ({@code --catchup-peer-jvm}, {@code --catchup-peer-classes}) */
+    /** @param peer whether this is the peer daemon (the {@code --catchup-peer-*} options) */
     private DaemonProcess daemon(String name, List<ShardInfo> infos, String start, boolean peer) throws Exception {
         daemons++;
         Path dir = o.work().toAbsolutePath().resolve("catchup-" + daemons + "-" + name);
