@@ -28,18 +28,6 @@ class DaemonIT {
     @Test
     void shouldReportMetricsHealthAndStatusAndResumeAfterAGracefulRestart(ShardCluster shards, @TempDir Path dir)
             throws Exception {
-        runAndRestart(shards, dir, Path.of(System.getProperty("java.home")), null);
-    }
-
-    /**
-     * The daemon on the Java runtime in {@code javaHome} under the sample load: metrics, health, status, a graceful
-     * stop and a restart that resumes.
-     *
-     * @param execJar the runnable jar to run with {@code java -jar}, or null for this JVM's class path
-     * @return the daemon's log of its first start
-     */
-    static String runAndRestart(ShardCluster shards, Path dir, Path javaHome, Path execJar) throws Exception {
-        String firstLog;
         AtomicBoolean loading = new AtomicBoolean(true);
         try (SampleLoad load = new SampleLoad(shards.infos(), 7, 8)) {
             load.createSchema();
@@ -56,7 +44,7 @@ class DaemonIT {
             loader.start();
             long sequenceBeforeRestart;
             try (DaemonProcess daemon = DaemonProcess.builder(shards.infos(), dir).flavor("mariadb")
-                    .property("cdc.status.interval", "1s").javaHome(javaHome).execJar(execJar).start()) {
+                    .property("cdc.status.interval", "1s").start()) {
                 daemon.awaitTransactions(100, Duration.ofSeconds(90));
                 Thread.sleep(2500); // a status line or two, a delay sample per shard
 
@@ -91,7 +79,6 @@ class DaemonIT {
                 assertThat(daemon.stop(Duration.ofSeconds(60))).as("exit code after SIGTERM").isIn(0, 143);
                 assertThat(daemon.logContains("Tributary stopped: global binlog durable at")).isTrue();
                 String stoppedLog = Files.readString(daemon.logFile());
-                firstLog = stoppedLog;
                 Matcher durable = Pattern.compile("Tributary stopped: global binlog durable at \\S+ seq=(\\d+)")
                         .matcher(stoppedLog);
                 assertThat(durable.find()).as("durable sequence in the log").isTrue();
@@ -110,6 +97,5 @@ class DaemonIT {
                 loader.join(10_000);
             }
         }
-        return firstLog;
     }
 }

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tributary.test.junit.WithShards;
+import io.tributary.test.load.SampleLoad;
 import io.tributary.test.shard.ShardCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -16,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The daemon on Java 25, the runtime of the container image ({@code deploy/Dockerfile}): the project builds for Java 17
- * and the suite runs on the machine's JVM, so this runs {@link DaemonIT}'s checks once more as the image runs the
- * daemon, {@code java -jar} of the runnable jar ({@code cdc-daemon/target/cdc-daemon-*-exec.jar}, built before this
+ * and the suite runs on the machine's JVM (where {@link DaemonIT} and the other daemon tests run it), so this runs the
+ * daemon as the image does, {@code java -jar} of the runnable jar ({@code cdc-daemon/target/cdc-daemon-*-exec.jar}, built before this
  * module in the reactor), on a Java 25 home: {@code -Dtributary.test.java25.home=DIR}, else the newest
  * {@code /usr/lib/jvm/*25*} holding {@code bin/java}. Skipped, with the reason, where there is none.
  */
@@ -54,16 +56,31 @@ class DaemonOnJava25IT {
     }
 
     @Test
-    void shouldServeAndResumeOnJava25(ShardCluster shards, @TempDir Path dir) throws Exception {
+    void shouldServeAndStopOnJava25AsTheImageRunsIt(ShardCluster shards, @TempDir Path dir) throws Exception {
         Optional<Path> home = java25();
         assumeTrue(home.isPresent(), "no Java 25 runtime: none under /usr/lib/jvm and no -Dtributary.test.java25.home;"
                 + " the container image runs the daemon on Java 25 (deploy/Dockerfile)");
         Optional<Path> jar = execJar();
         assumeTrue(jar.isPresent(), "no runnable jar in ../cdc-daemon/target (run the build from the repository root:"
                 + " ./mvnw verify packages it before this module's tests)");
-        String log = DaemonIT.runAndRestart(shards, dir, home.get(), jar.get());
-        assertThat(log).as("the daemon ran on Java 25 (Spring Boot's start line)").containsPattern("using Java 25\\.");
-        // RocksDB's System.loadLibrary warns on Java 22+ unless native access is enabled: the jar's manifest does it
-        assertThat(log).as("no warning on Java 25 (restricted or deprecated JDK access)").doesNotContain("WARNING:");
+        try (SampleLoad load = new SampleLoad(shards.infos(), 25, 8)) {
+            load.createSchema();
+            try (DaemonProcess daemon = DaemonProcess.builder(shards.infos(), dir).flavor("mariadb")
+                    .javaHome(home.get()).execJar(jar.get()).start()) {
+                for (int i = 0; i < 80; i++) {
+                    load.step(); // single-shard transactions, and every 8th an XA over both shards (some rolled back)
+                }
+                daemon.awaitTransactions(60, Duration.ofSeconds(90));
+                assertThat(DaemonProcess.sum(daemon.metrics(), "tributary_binlog_dml_events_total")).isGreaterThan(60);
+                // the top-level status (UP, or CATCHING_UP while the loaded shards are still ahead): it serves either way
+                assertThat(daemon.get("/actuator/health")).containsPattern("\"status\":\"(UP|CATCHING_UP)\",\"components\"");
+                assertThat(daemon.stop(Duration.ofSeconds(60))).as("exit code after SIGTERM").isIn(0, 143);
+                String log = Files.readString(daemon.logFile());
+                assertThat(log).as("the daemon ran on Java 25 (Spring Boot's start line)").containsPattern("using Java 25\\.");
+                assertThat(log).contains("Tributary stopped: global binlog durable at");
+                // RocksDB's System.loadLibrary warns on Java 22+ unless native access is enabled: the jar's manifest does it
+                assertThat(log).as("no warning on Java 25 (restricted or deprecated JDK access)").doesNotContain("WARNING:");
+            }
+        }
     }
 }
