@@ -182,11 +182,16 @@ public final class DaemonProcess implements AutoCloseable {
         }
     }
 
+    /** The {@code java} launcher of a Java home; a home without one is not a Java home. */
+    public static Path javaBinary(Path javaHome) {
+        return javaHome.resolve("bin").resolve("java");
+    }
+
     private void launch() throws IOException, InterruptedException {
         starts++;
         log = dir.resolve("daemon-" + starts + ".log");
         List<String> cmd = new ArrayList<>();
-        cmd.add(javaHome.resolve("bin").resolve("java").toString());
+        cmd.add(javaBinary(javaHome).toString());
         cmd.addAll(jvmOptions);
         if (execJar != null) {
             cmd.add("-jar");

@@ -1,5 +1,6 @@
 package io.tributary.test.bench;
 
+import io.tributary.test.daemon.DaemonProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -149,7 +150,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 case "--catchup-peer-daemon" -> catchupPeerDaemon.putAll(properties(k, v));
                 case "--catchup-peer-java" -> {
                     catchupPeerJava = Path.of(v);
-                    if (!Files.isExecutable(catchupPeerJava.resolve("bin").resolve("java"))) {
+                    if (!Files.isExecutable(DaemonProcess.javaBinary(catchupPeerJava))) {
                         throw new IllegalArgumentException("Invalid value " + v + " for --catchup-peer-java: no"
                                 + " bin/java under it (give a Java home, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)");
                     }

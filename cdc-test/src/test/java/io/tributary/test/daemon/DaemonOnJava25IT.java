@@ -52,7 +52,7 @@ class DaemonOnJava25IT {
     }
 
     private static boolean hasJava(Path home) {
-        return Files.isExecutable(home.resolve("bin").resolve("java"));
+        return Files.isExecutable(DaemonProcess.javaBinary(home));
     }
 
     @Test
