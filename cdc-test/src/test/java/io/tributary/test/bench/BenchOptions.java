@@ -20,7 +20,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         List<Integer> catchupShards, List<String> catchupKinds, int catchupOutageSeconds, int catchupHistoryMb,
         int catchupClients, Path catchupJfr, Map<String, String> catchupDaemon, List<String> catchupJvm,
         int catchupRounds, List<String> catchupPeerJvm, String catchupPeerClasses, Map<String, String> catchupPeerDaemon,
-        Path catchupPeerJava) {
+        Path catchupPeerJava, Path catchupJar) {
 
     public static BenchOptions parse(String... args) {
         boolean quick = Stream.of(args).anyMatch("--quick"::equals);
@@ -65,6 +65,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
         String catchupPeerClasses = null;
         Map<String, String> catchupPeerDaemon = new LinkedHashMap<>();
         Path catchupPeerJava = null;
+        Path catchupJar = null;
         for (String a : args) {
             String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
             String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -155,6 +156,13 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                                 + " bin/java under it (give a Java home, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)");
                     }
                 }
+                case "--catchup-jar" -> {
+                    catchupJar = Path.of(v).toAbsolutePath();
+                    if (!Files.isRegularFile(catchupJar) || !v.endsWith(".jar")) {
+                        throw new IllegalArgumentException("Invalid value " + v + " for --catchup-jar: no such jar (give"
+                                + " the runnable cdc-daemon-*-exec.jar, or the application jar of its extracted layout)");
+                    }
+                }
                 case "--catchup-jvm" -> catchupJvm = jvmOptions(k, v);
                 case "--catchup-rounds" -> {
                     catchupRounds = Integer.parseInt(v);
@@ -183,7 +191,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                         + " --catchup-history-mb=N, --catchup-clients=N, --catchup-jfr=DIR,"
                         + " --catchup-daemon=KEY=VALUE;..., --catchup-jvm=OPTION;..., --catchup-rounds=N,"
                         + " --catchup-peer-jvm=OPTION;..., --catchup-peer-classes=PATH:..., --catchup-peer-daemon=KEY=VALUE;...,"
-                        + " --catchup-peer-java=JAVA_HOME");
+                        + " --catchup-peer-java=JAVA_HOME, --catchup-jar=JAR");
             }
         }
         if (xaShare < 0 || xaShare > 1) {
@@ -197,7 +205,7 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                 fanoutClients, pipelineShards, pipelineShardMb,
                 duration, diskTestMb, catchupShards, catchupKinds, catchupOutageSeconds, catchupHistoryMb,
                 catchupClients, catchupJfr, Map.copyOf(catchupDaemon), catchupJvm, catchupRounds, catchupPeerJvm,
-                catchupPeerClasses, Map.copyOf(catchupPeerDaemon), catchupPeerJava);
+                catchupPeerClasses, Map.copyOf(catchupPeerDaemon), catchupPeerJava, catchupJar);
     }
 
     private static Map<String, String> properties(String key, String v) {

@@ -61,7 +61,9 @@ import java.util.stream.Stream;
  *     outage of {@code --catchup-outage=60} s under {@code --catchup-clients=8} OLTP clients, and at a first start
  *     ({@code start: earliest}) over a history of {@code --catchup-history-mb=1024}; {@code --catchup-kinds=outage,history}
  *     picks them, {@code --catchup-jfr=DIR} records the daemon with JFR, {@code --catchup-daemon=KEY=VALUE;...}
- *     sets daemon configuration keys for these runs, {@code --catchup-jvm=OPTION;...} its JVM options; beside each,
+ *     sets daemon configuration keys for these runs, {@code --catchup-jvm=OPTION;...} its JVM options,
+ *     {@code --catchup-jar=JAR} runs it as {@code java -jar JAR} (the runnable jar, or its extracted layout's
+ *     application jar) instead of on the runner's class path; beside each,
  *     the raw read of the same binlogs with {@code mariadb-binlog}, and a plot of the global binlog position over
  *     time. The history loads once and serves {@code --catchup-rounds=N} daemons; {@code --catchup-peer-jvm=OPTION;...},
  *     {@code --catchup-peer-daemon=KEY=VALUE;...}, {@code --catchup-peer-java=JAVA_HOME} (another Java runtime) and

@@ -220,6 +220,9 @@ final class CatchUpScenario {
             o.catchupPeerDaemon().forEach(b::property);
         }
         jvmOptions(peer).forEach(b::jvmOption);
+        if (o.catchupJar() != null) {
+            b.execJar(o.catchupJar()); // java -jar, as the container image and the systemd unit run it
+        }
         if (peer && o.catchupPeerClasses() != null) {
             b.classesFirst(o.catchupPeerClasses());
         }
@@ -326,8 +329,9 @@ final class CatchUpScenario {
                         + " MB/s of shard binlog (%.1f MB in %.1f s) vs raw read %.1f MB/s = %.0f%%; second half %.1f"
                         + " MB/s = %.0f%%; buffer peak %.1f MB, spilled %.1f MB; %s", first, rate, backlog / MB, seconds,
                         rawRate, 100 * rate / rawRate, warm, 100 * warm / rawRate,
-                        peak / MB, spilled / MB, jvmOptions(peer).isEmpty() ? note
-                                : note + "; daemon JVM options " + String.join(" ", jvmOptions(peer))));
+                        peak / MB, spilled / MB, (jvmOptions(peer).isEmpty() ? note
+                                : note + "; daemon JVM options " + String.join(" ", jvmOptions(peer)))
+                                + (o.catchupJar() == null ? "" : "; daemon run as java -jar " + o.catchupJar())));
         return new Result(row, new Trace(label, points), summary, rate, warm, rawRate, cpu);
     }
 

@@ -40,7 +40,7 @@ class CatchUpScenarioTest {
     }
 
     @Test
-    void shouldTakeThePeerAndTheRoundsFromTheCommandLine() {
+    void shouldTakeThePeerAndTheRoundsFromTheCommandLine() throws java.io.IOException {
         BenchOptions o = BenchOptions.parse("--catchup-rounds=3", "--catchup-peer-jvm=-XX:+UseParallelGC;-Xss1m");
         assertThat(o.catchupRounds()).isEqualTo(3);
         assertThat(o.catchupPeer()).isTrue();
@@ -59,6 +59,17 @@ class CatchUpScenarioTest {
         assertThat(j.peerDescription()).isEqualTo("peer daemon on the Java runtime in " + System.getProperty("java.home"));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-peer-java=/tmp"))
                 .hasMessageContaining("no bin/java under it");
+        assertThat(BenchOptions.parse().catchupJar()).isNull();
+        java.nio.file.Path jar = java.nio.file.Files.createTempFile("tributary", ".jar");
+        try {
+            assertThat(BenchOptions.parse("--catchup-jar=" + jar).catchupJar()).isEqualTo(jar.toAbsolutePath());
+        } finally {
+            java.nio.file.Files.delete(jar);
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-jar=/no/such.jar"))
+                .hasMessageContaining("Invalid value /no/such.jar for --catchup-jar: no such jar");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-jar=/tmp"))
+                .hasMessageContaining("for --catchup-jar");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-rounds=0"))
                 .hasMessageContaining("--catchup-rounds");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-peer-classes=/no/such"))
