@@ -194,6 +194,12 @@ public record BenchOptions(boolean quick, Path out, Path work, Set<String> scena
                         + " --catchup-peer-java=JAVA_HOME, --catchup-jar=JAR");
             }
         }
+        if (catchupJar != null && catchupPeerClasses != null) {
+            // java -jar takes its classes from the jar alone: the peer would run the same build as the base
+            throw new IllegalArgumentException("Invalid value " + catchupPeerClasses + " for --catchup-peer-classes:"
+                    + " the daemons run as java -jar " + catchupJar + " (--catchup-jar), which takes no class path;"
+                    + " give the peer's build as a jar of its own instead");
+        }
         if (xaShare < 0 || xaShare > 1) {
             throw new IllegalArgumentException("Invalid value " + xaShare + " for --xa-share: must be 0 to 1");
         }

@@ -3,6 +3,9 @@ package io.tributary.test.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +43,7 @@ class CatchUpScenarioTest {
     }
 
     @Test
-    void shouldTakeThePeerAndTheRoundsFromTheCommandLine() throws java.io.IOException {
+    void shouldTakeThePeerAndTheRoundsFromTheCommandLine() throws IOException {
         BenchOptions o = BenchOptions.parse("--catchup-rounds=3", "--catchup-peer-jvm=-XX:+UseParallelGC;-Xss1m");
         assertThat(o.catchupRounds()).isEqualTo(3);
         assertThat(o.catchupPeer()).isTrue();
@@ -60,11 +63,14 @@ class CatchUpScenarioTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-peer-java=/tmp"))
                 .hasMessageContaining("no bin/java under it");
         assertThat(BenchOptions.parse().catchupJar()).isNull();
-        java.nio.file.Path jar = java.nio.file.Files.createTempFile("tributary", ".jar");
+        Path jar = Files.createTempFile("tributary", ".jar");
         try {
             assertThat(BenchOptions.parse("--catchup-jar=" + jar).catchupJar()).isEqualTo(jar.toAbsolutePath());
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-jar=" + jar,
+                    "--catchup-peer-classes=" + System.getProperty("java.io.tmpdir")))
+                    .hasMessageContaining("takes no class path");
         } finally {
-            java.nio.file.Files.delete(jar);
+            Files.delete(jar);
         }
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse("--catchup-jar=/no/such.jar"))
                 .hasMessageContaining("Invalid value /no/such.jar for --catchup-jar: no such jar");
